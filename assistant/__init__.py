@@ -1,0 +1,1 @@
+"""Answering: retrieval, cited answers, chats."""

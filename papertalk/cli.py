@@ -1,0 +1,232 @@
+"""The `papertalk` command line: thin commands over the same services the HTTP API uses."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.table import Table
+
+from ingest.arxiv_metadata import RecordFilter
+from ingest.pipeline import Ingestor, IngestReport
+from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
+from papertalk.console import console, err_console, progress_bar, setup_logging
+from papertalk.errors import NotFound, PapertalkError
+from papertalk.settings import Settings
+from storage.records import Paper, Problem
+from storage.store import Store
+
+app = typer.Typer(help="papertalk: talk to the literature of a field, every claim cited.", no_args_is_help=True)
+papers_app = typer.Typer(help="Browse the catalog of papers.", no_args_is_help=True)
+app.add_typer(papers_app, name="papers")
+
+
+class _State:
+    settings: Settings | None = None
+    store: Store | None = None
+
+
+state = _State()
+
+
+def get_store() -> Store:
+    if state.store is None:
+        state.settings = state.settings or Settings()
+        state.store = Store(state.settings)
+    return state.store
+
+
+@app.callback()
+def _main(
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="Log what happens.")] = False,
+    data_dir: Annotated[Optional[Path], typer.Option(help="Data directory (PAPERTALK_DATA_DIR).")] = None,  # noqa: UP045
+) -> None:
+    setup_logging(verbose)
+    settings = Settings()
+    if data_dir is not None:
+        settings = settings.model_copy(update={"data_dir": data_dir})
+    state.settings, state.store = settings, None
+
+
+def _run_ingest(description: str, total: int | None, items: Iterable[Paper | Problem]) -> IngestReport:
+    store = get_store()
+    with progress_bar(description, total) as advance:
+        report = Ingestor(store).run(items, progress=advance)
+    _print_report(report)
+    return report
+
+
+def _print_report(report: IngestReport) -> None:
+    for problem in report.errors:
+        err_console.print(f"[red]failed[/red] {problem}", highlight=False)
+    for problem in report.warnings[:20]:
+        err_console.print(f"[yellow]warning[/yellow] {problem}", highlight=False)
+    if len(report.warnings) > 20:
+        err_console.print(f"[yellow]… and {len(report.warnings) - 20} more warnings[/yellow]")
+    console.print(report.summary())
+
+
+@app.command()
+def ingest(
+    paths: Annotated[list[Path], typer.Argument(help="PDF files, folders of PDFs, or arXiv .jsonl[.gz] files.")],
+) -> None:
+    """Ingest PDFs (and arXiv metadata files) into the catalog and vector store."""
+    metadata = [p for p in paths if is_metadata_file(p)]
+    pdfs = [p for p in paths if not is_metadata_file(p)]
+    failed = False
+    if pdfs:
+        failed |= _run_ingest("PDFs", count_pdfs(pdfs), pdf_papers(pdfs)).failed
+    for path in metadata:
+        failed |= _run_ingest(path.name, count_lines(path) if path.is_file() else None, arxiv_papers(path)).failed
+    raise typer.Exit(1 if failed else 0)
+
+
+@app.command("ingest-arxiv")
+def ingest_arxiv(
+    file: Annotated[Path, typer.Argument(help="arXiv metadata, JSON lines in the bulk-snapshot layout (.gz ok).")],
+    since: Annotated[Optional[str], typer.Option(help="Only papers first listed on or after YYYY-MM-DD.")] = None,  # noqa: UP045
+    until: Annotated[Optional[str], typer.Option(help="Only papers first listed on or before YYYY-MM-DD.")] = None,  # noqa: UP045
+    category: Annotated[Optional[list[str]], typer.Option(help="Keep papers in this category (repeatable).")] = None,  # noqa: UP045
+    limit: Annotated[Optional[int], typer.Option(help="Stop after this many papers.")] = None,  # noqa: UP045
+) -> None:
+    """Ingest arXiv metadata records (abstract-level papers)."""
+    keep = RecordFilter(
+        since=_date(since, "--since"), until=_date(until, "--until"), categories=tuple(category or ()), limit=limit
+    )
+    total = count_lines(file) if file.is_file() else None
+    if total is not None and limit is not None and not (since or until or category):
+        total = min(total, limit)
+    report = _run_ingest(file.name, total, arxiv_papers(file, keep))
+    raise typer.Exit(1 if report.failed else 0)
+
+
+def _date(value: str | None, option: str) -> date | None:
+    if value is None:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not a date: use YYYY-MM-DD", param_hint=option) from None
+
+
+@app.command()
+def add(
+    ids: Annotated[list[str], typer.Argument(help="arXiv ids, e.g. arxiv:2501.10120 (needs the network).")],
+) -> None:
+    """Fetch papers from arXiv by id (metadata and PDF) and ingest them."""
+    from ingest.arxiv_api import fetch_papers
+
+    report = _run_ingest("arXiv", len(ids), fetch_papers(ids, get_store().settings.arxiv))
+    raise typer.Exit(1 if report.failed else 0)
+
+
+@papers_app.command("list")
+def papers_list(
+    limit: Annotated[int, typer.Option(help="How many to show.")] = 20,
+    offset: Annotated[int, typer.Option(help="How many to skip.")] = 0,
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """List papers, newest first."""
+    rows = get_store().catalog.list_papers(limit=limit, offset=offset)
+    if as_json:
+        console.print_json(json.dumps([r.to_dict() for r in rows]))
+        return
+    table = Table("id", "date", "title", "pages", "chunks")
+    for r in rows:
+        table.add_row(
+            r.paper_id,
+            r.published.isoformat() if r.published else "",
+            r.title[:90],
+            str(r.n_pages or ""),
+            str(r.n_chunks),
+        )
+    console.print(table)
+
+
+@papers_app.command("show")
+def papers_show(
+    paper_id: Annotated[str, typer.Argument(help="Paper id (an arXiv id, or pdf-… for other PDFs).")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
+) -> None:
+    """Show one paper's record."""
+    row = get_store().catalog.get(paper_id.removeprefix("arxiv:"))
+    if row is None:
+        raise NotFound(f"no paper {paper_id!r} in the catalog: see `papertalk papers list`")
+    if as_json:
+        console.print_json(json.dumps(row.to_dict()))
+        return
+    console.print(f"[bold]{row.title}[/bold]\n{', '.join(row.authors)}")
+    console.print(f"{row.paper_id} · {row.published or 'no date'} · {' '.join(row.categories)} · {row.source}")
+    console.print(f"{row.n_pages} pages, {row.n_chunks} chunks, {row.status}" + (f" · {row.link}" if row.link else ""))
+    if row.abstract:
+        console.print(f"\n{row.abstract}")
+
+
+@app.command()
+def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
+    """Counts of papers, chunks and vectors, and where they are stored."""
+    store = get_store()
+    data = {
+        "data_dir": str(store.settings.data_dir),
+        "papers": store.catalog.count_papers(),
+        "papers_indexed": store.catalog.count_papers("indexed"),
+        "papers_pending": store.catalog.count_papers("pending"),
+        "chunks": store.catalog.count_chunks(),
+        "vectors": store.vectors.count(),
+        "embedding_model": store.vectors.model_name,
+        "chroma": store.settings.chroma.effective_mode,
+    }
+    if as_json:
+        console.print_json(json.dumps(data))
+    else:
+        for key, value in data.items():
+            console.print(f"{key:16} {value}")
+
+
+def main() -> None:
+    """Entry point: domain errors become one readable line and exit code 2, never a traceback."""
+    try:
+        app(standalone_mode=False)
+    except typer.Exit as exc:
+        sys.exit(exc.exit_code)
+    except PapertalkError as exc:
+        err_console.print(f"[red]error:[/red] {exc}", highlight=False)
+        sys.exit(2)
+    except (typer.Abort, KeyboardInterrupt):
+        err_console.print("interrupted")
+        sys.exit(130)
+    except Exception as exc:
+        import click
+
+        if isinstance(exc, click.ClickException):
+            exc.show()
+            sys.exit(exc.exit_code)
+        raise
+
+
+def load_demo_corpus(store: Store) -> bool:
+    """Ingest the bundled demo corpus unless this data directory already has it; True if it loaded now."""
+    from papertalk.demo import DEMO_METADATA, DEMO_PDFS, DEMO_VERSION
+
+    if store.catalog.get_meta("demo_loaded") == DEMO_VERSION:
+        return False
+    console.print("Loading the demo corpus (first run only; later runs reuse it)…")
+    report = _run_ingest("demo papers", count_lines(DEMO_METADATA), arxiv_papers(DEMO_METADATA))
+    report_pdfs = _run_ingest("demo PDFs", count_pdfs([DEMO_PDFS]), pdf_papers([DEMO_PDFS]))
+    if not (report.failed or report_pdfs.failed):
+        store.catalog.set_meta("demo_loaded", DEMO_VERSION)
+    return True
+
+
+@app.command()
+def demo() -> None:
+    """Load the bundled demo corpus (first run only), then start papertalk on it."""
+    store = get_store()
+    load_demo_corpus(store)
+    console.print(f"{store.catalog.count_papers('indexed')} papers ready in {store.settings.data_dir}.")
+    console.print("Try: papertalk papers list · papertalk stats")

@@ -1,0 +1,11 @@
+"""The bundled demo corpus: 2,212 arXiv records on RL for LLM agents and two CC BY 4.0 ACL papers."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+DEMO_DIR = Path(__file__).parent / "demo"
+DEMO_METADATA = DEMO_DIR / "rl-for-llm-agents.jsonl.gz"
+DEMO_PDFS = DEMO_DIR / "pdfs"
+DEMO_VERSION = "1"
+DEMO_TOPIC = "RL for LLM Agents"

@@ -1,0 +1,40 @@
+"""Domain errors whose messages tell the user what to do next.
+
+They are raised by the libraries (ingest, storage, assistant) and turned into CLI messages or HTTP
+problem responses at the boundary only.
+"""
+
+from __future__ import annotations
+
+
+class PapertalkError(Exception):
+    """Base class: the message is meant for a person and says how to proceed."""
+
+
+class ConfigurationError(PapertalkError):
+    """A setting is missing or inconsistent."""
+
+
+class EmbeddingModelMismatch(PapertalkError):
+    """The vector store was built with another embedding model than the one configured."""
+
+
+class StoreUnavailable(PapertalkError):
+    """The vector store (e.g. a Chroma server) cannot be reached."""
+
+
+class SourceError(PapertalkError):
+    """One input (file, line, record, remote id) could not be read; the rest of a run goes on."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(f"{where}: {why}")
+        self.where = where
+        self.why = why
+
+
+class NetworkError(PapertalkError):
+    """A remote service (arXiv, an LLM server) could not be reached or answered badly."""
+
+
+class NotFound(PapertalkError):
+    """A paper, topic or chat that the user named does not exist."""

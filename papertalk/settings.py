@@ -1,0 +1,151 @@
+"""Typed settings: one root with nested groups, read from `PAPERTALK_*` variables and `.env`.
+
+Nested fields use `__`, e.g. `PAPERTALK_CHROMA__HOST=localhost`. The standard `OPENAI_API_KEY` and
+`OPENAI_BASE_URL` variables are honoured for the OpenAI-compatible backends.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+def _default_data_dir() -> Path:
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base) / "papertalk"
+
+
+class _Group(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class EmbeddingSettings(_Group):
+    backend: Literal["local", "openai"] = Field(
+        "local",
+        description="`local`: the bundled int8 ONNX all-MiniLM-L6-v2 (offline). "
+        "`openai`: an OpenAI-compatible embeddings endpoint.",
+    )
+    openai_model: str = Field("text-embedding-3-small", description="Model name for the `openai` backend.")
+    batch_size: int = Field(32, ge=1, le=1024, description="Texts embedded per model call.")
+    threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 lets it use every core.")
+
+
+class ChromaSettings(_Group):
+    mode: Literal["local", "http"] = Field(
+        "local",
+        description="`local`: embedded Chroma (PersistentClient) in the data directory. "
+        "`http`: a Chroma server at host:port (`chroma run`, or a managed Chroma).",
+    )
+    host: str | None = Field(None, description="Chroma server host; setting it selects `http` mode.")
+    port: int = Field(8000, description="Chroma server port.")
+    ssl: bool = Field(False, description="Use https to reach the Chroma server.")
+    collection: str = Field("papertalk_chunks", description="Collection that holds the chunk vectors.")
+
+    @property
+    def effective_mode(self) -> Literal["local", "http"]:
+        return "http" if self.host else self.mode
+
+
+class ChunkSettings(_Group):
+    chunk_tokens: int = Field(
+        200,
+        ge=32,
+        le=250,
+        description="Word pieces of body text per chunk (the title is added on top, at most "
+        "`title_tokens`); chosen so that title + chunk + 2 special pieces stay within the model's 256.",
+    )
+    overlap_tokens: int = Field(32, ge=0, le=128, description="Word pieces shared by neighbouring chunks.")
+    title_tokens: int = Field(40, ge=0, le=64, description="Word pieces of the title prefixed to each chunk.")
+
+
+class ArxivSettings(_Group):
+    api_url: str = Field("https://export.arxiv.org/api/query", description="arXiv Atom API endpoint.")
+    pdf_url: str = Field("https://arxiv.org/pdf/{id}", description="PDF address; `{id}` is the arXiv id.")
+    timeout_s: float = Field(30.0, gt=0, description="Seconds to wait for arXiv before giving up.")
+
+
+class LLMSettings(_Group):
+    backend: Literal["extractive", "openai"] = Field(
+        "extractive",
+        description="`extractive`: offline, answers with cited sentences from the papers. "
+        "`openai`: generative answers through any OpenAI-compatible server.",
+    )
+    model: str = Field("gpt-4o-mini", description="Chat model name for the `openai` backend.")
+    api_key: SecretStr | None = Field(
+        None,
+        description="API key; falls back to `OPENAI_API_KEY`.",
+    )
+    base_url: str | None = Field(
+        None,
+        description="OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio); falls back to `OPENAI_BASE_URL`.",
+    )
+    timeout_s: float = Field(60.0, gt=0, description="Seconds to wait for the LLM server.")
+    max_retries: int = Field(1, ge=0, description="Retries on transient LLM server errors.")
+    temperature: float = Field(0.1, ge=0, le=2, description="Sampling temperature.")
+    max_tokens: int = Field(700, ge=16, description="Longest answer, in tokens.")
+
+
+class RetrievalSettings(_Group):
+    top_k: int = Field(8, ge=1, le=50, description="Passages given to the answerer.")
+    candidates: int = Field(100, ge=10, le=1000, description="Candidates taken from each retriever.")
+    rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
+    dense_weight: float = Field(1.0, ge=0, description="Weight of the dense ranking in the fusion.")
+    keyword_weight: float = Field(1.0, ge=0, description="Weight of the BM25 ranking in the fusion.")
+
+
+class Settings(BaseSettings):
+    """Everything papertalk can be told. See the configuration table in README.md."""
+
+    model_config = SettingsConfigDict(
+        env_prefix="PAPERTALK_",
+        env_nested_delimiter="__",
+        env_file=".env",
+        env_file_encoding="utf-8",
+        extra="forbid",
+    )
+
+    data_dir: Path = Field(default_factory=_default_data_dir, description="Where the catalog and vectors live.")
+    embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings, description="Embedding model.")
+    chroma: ChromaSettings = Field(default_factory=ChromaSettings, description="Vector store.")
+    chunking: ChunkSettings = Field(default_factory=ChunkSettings, description="Chunk sizes.")
+    arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API.")
+    llm: LLMSettings = Field(default_factory=LLMSettings, description="Answer backend.")
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="Retrieval.")
+
+    @property
+    def catalog_path(self) -> Path:
+        return self.data_dir / "catalog.sqlite3"
+
+    @property
+    def chroma_path(self) -> Path:
+        return self.data_dir / "chroma"
+
+    @property
+    def keyword_path(self) -> Path:
+        return self.data_dir / "bm25"
+
+    def llm_api_key(self) -> str | None:
+        if self.llm.api_key is not None:
+            return self.llm.api_key.get_secret_value()
+        return os.environ.get("OPENAI_API_KEY")
+
+    def llm_base_url(self) -> str | None:
+        return self.llm.base_url or os.environ.get("OPENAI_BASE_URL")
+
+
+def settings_table() -> str:
+    """The README's configuration table, generated from the settings models (a test keeps them equal)."""
+    lines = ["| variable | default | meaning |", "|---|---|---|"]
+    for name, field in Settings.model_fields.items():
+        group = field.default_factory() if field.default_factory else None  # type: ignore[call-arg]
+        if isinstance(group, BaseModel):
+            for sub, sub_field in type(group).model_fields.items():
+                default = getattr(group, sub)
+                lines.append(f"| `PAPERTALK_{name.upper()}__{sub.upper()}` | `{default}` | {sub_field.description} |")
+        else:
+            lines.append(f"| `PAPERTALK_{name.upper()}` | platform data dir | {field.description} |")
+    return "\n".join(lines)

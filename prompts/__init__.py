@@ -1,0 +1,1 @@
+"""Prompt templates, as files, loaded by name."""

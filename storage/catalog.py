@@ -1,0 +1,329 @@
+"""The SQLite catalog: papers, their chunks' text, and bookkeeping that keeps it in step with Chroma.
+
+A paper is `pending` while its chunks are being replaced in the vector store and `indexed` once they
+are all there; a rerun redoes every pending paper, so a killed ingest never leaves duplicates or gaps.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from storage.records import Chunk, Paper
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS papers (
+    paper_id TEXT PRIMARY KEY,
+    title TEXT NOT NULL,
+    authors TEXT NOT NULL DEFAULT '[]',
+    abstract TEXT NOT NULL DEFAULT '',
+    categories TEXT NOT NULL DEFAULT '[]',
+    published TEXT,
+    source TEXT NOT NULL,
+    arxiv_id TEXT,
+    path TEXT,
+    content_hash TEXT NOT NULL,
+    n_pages INTEGER NOT NULL DEFAULT 0,
+    n_chunks INTEGER NOT NULL DEFAULT 0,
+    status TEXT NOT NULL CHECK (status IN ('pending', 'indexed')),
+    added_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+);
+CREATE INDEX IF NOT EXISTS papers_published ON papers(published);
+CREATE INDEX IF NOT EXISTS papers_status ON papers(status);
+CREATE TABLE IF NOT EXISTS chunks (
+    rowid INTEGER PRIMARY KEY,
+    chunk_id TEXT NOT NULL UNIQUE,
+    paper_id TEXT NOT NULL REFERENCES papers(paper_id),
+    ordinal INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    page_start INTEGER,
+    page_end INTEGER
+);
+CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+"""
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+@dataclass(frozen=True)
+class PaperRow:
+    """A paper as the catalog holds it."""
+
+    paper_id: str
+    title: str
+    authors: list[str]
+    abstract: str
+    categories: list[str]
+    published: date | None
+    source: str
+    arxiv_id: str | None
+    path: str | None
+    content_hash: str
+    n_pages: int
+    n_chunks: int
+    status: str
+
+    @property
+    def year(self) -> int | None:
+        return self.published.year if self.published else None
+
+    @property
+    def link(self) -> str | None:
+        return f"https://arxiv.org/abs/{self.arxiv_id}" if self.arxiv_id else None
+
+    @property
+    def has_full_text(self) -> bool:
+        return self.n_pages > 0
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "paper_id": self.paper_id,
+            "title": self.title,
+            "authors": self.authors,
+            "abstract": self.abstract,
+            "categories": self.categories,
+            "published": self.published.isoformat() if self.published else None,
+            "source": self.source,
+            "arxiv_id": self.arxiv_id,
+            "link": self.link,
+            "pages": self.n_pages,
+            "chunks": self.n_chunks,
+            "status": self.status,
+        }
+
+
+@dataclass(frozen=True)
+class ChunkRow:
+    rowid: int
+    chunk_id: str
+    paper_id: str
+    ordinal: int
+    text: str
+    page_start: int | None
+    page_end: int | None
+
+
+def _paper_from_row(row: sqlite3.Row) -> PaperRow:
+    return PaperRow(
+        paper_id=row["paper_id"],
+        title=row["title"],
+        authors=json.loads(row["authors"]),
+        abstract=row["abstract"],
+        categories=json.loads(row["categories"]),
+        published=date.fromisoformat(row["published"]) if row["published"] else None,
+        source=row["source"],
+        arxiv_id=row["arxiv_id"],
+        path=row["path"],
+        content_hash=row["content_hash"],
+        n_pages=row["n_pages"],
+        n_chunks=row["n_chunks"],
+        status=row["status"],
+    )
+
+
+class Catalog:
+    """Thread-safe access to the catalog database (WAL mode, so readers never wait for a writer)."""
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        self.path = path
+        self._lock = threading.RLock()
+        self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None, timeout=30)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute("PRAGMA journal_mode=WAL")
+        self._db.execute("PRAGMA synchronous=NORMAL")
+        self._db.executescript(SCHEMA)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def _tx(self, statements: Iterable[tuple[str, Any]]) -> None:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                for sql, params in statements:
+                    if params and isinstance(params, list):
+                        self._db.executemany(sql, params)
+                    else:
+                        self._db.execute(sql, params or ())
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+
+    def query(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> list[sqlite3.Row]:
+        with self._lock:
+            return self._db.execute(sql, params).fetchall()
+
+    # --- meta -------------------------------------------------------------------------------------
+    def get_meta(self, key: str) -> str | None:
+        rows = self.query("SELECT value FROM meta WHERE key = ?", (key,))
+        return rows[0]["value"] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self._tx(
+            [
+                (
+                    "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (key, value),
+                )
+            ]
+        )
+
+    @property
+    def chunks_version(self) -> int:
+        return int(self.get_meta("chunks_version") or 0)
+
+    # --- papers -----------------------------------------------------------------------------------
+    def get(self, paper_id: str) -> PaperRow | None:
+        rows = self.query("SELECT * FROM papers WHERE paper_id = ?", (paper_id,))
+        return _paper_from_row(rows[0]) if rows else None
+
+    def get_many(self, paper_ids: Iterable[str]) -> dict[str, PaperRow]:
+        ids = list(dict.fromkeys(paper_ids))
+        out: dict[str, PaperRow] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for row in self.query(f"SELECT * FROM papers WHERE paper_id IN ({marks})", part):
+                out[row["paper_id"]] = _paper_from_row(row)
+        return out
+
+    def list_papers(self, limit: int = 50, offset: int = 0, status: str | None = None) -> list[PaperRow]:
+        where, params = ("WHERE status = ?", [status]) if status else ("", [])
+        sql = f"SELECT * FROM papers {where} ORDER BY published DESC, paper_id LIMIT ? OFFSET ?"
+        return [_paper_from_row(r) for r in self.query(sql, [*params, limit, offset])]
+
+    def count_papers(self, status: str | None = None) -> int:
+        if status:
+            return int(self.query("SELECT COUNT(*) FROM papers WHERE status = ?", (status,))[0][0])
+        return int(self.query("SELECT COUNT(*) FROM papers")[0][0])
+
+    def count_chunks(self) -> int:
+        return int(self.query("SELECT COUNT(*) FROM chunks")[0][0])
+
+    def paper_ids_between(self, since: date | None, until: date | None) -> list[str]:
+        sql, params = "SELECT paper_id FROM papers WHERE status = 'indexed'", list[str]()
+        if since:
+            sql, params = sql + " AND published >= ?", [*params, since.isoformat()]
+        if until:
+            sql, params = sql + " AND published <= ?", [*params, until.isoformat()]
+        return [r[0] for r in self.query(sql, params)]
+
+    def mark_pending(self, papers: list[Paper], hashes: dict[str, str]) -> None:
+        """Record (or update) papers as pending before their chunks are touched in the vector store."""
+        now = _now()
+        rows = [
+            (
+                p.paper_id,
+                p.title,
+                json.dumps(p.authors),
+                p.abstract,
+                json.dumps(p.categories),
+                p.published.isoformat() if p.published else None,
+                p.source,
+                p.arxiv_id,
+                p.path,
+                hashes[p.paper_id],
+                len(p.pages),
+                now,
+                now,
+            )
+            for p in papers
+        ]
+        sql = """INSERT INTO papers(paper_id, title, authors, abstract, categories, published, source, arxiv_id,
+                     path, content_hash, n_pages, status, added_at, updated_at)
+                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+                 ON CONFLICT(paper_id) DO UPDATE SET title = excluded.title, authors = excluded.authors,
+                     abstract = excluded.abstract, categories = excluded.categories,
+                     published = excluded.published, source = excluded.source, arxiv_id = excluded.arxiv_id,
+                     path = excluded.path, content_hash = excluded.content_hash, n_pages = excluded.n_pages,
+                     status = 'pending', updated_at = excluded.updated_at"""
+        self._tx([(sql, rows)])
+
+    def mark_indexed(self, paper_ids: list[str], chunks: list[Chunk]) -> None:
+        """Replace the papers' chunk rows and mark them indexed, atomically."""
+        marks = ",".join("?" * len(paper_ids))
+        counts: dict[str, int] = {pid: 0 for pid in paper_ids}
+        for c in chunks:
+            counts[c.paper_id] += 1
+        version = self.chunks_version + 1
+        self._tx(
+            [
+                (f"DELETE FROM chunks WHERE paper_id IN ({marks})", tuple(paper_ids)),
+                (
+                    "INSERT INTO chunks(chunk_id, paper_id, ordinal, text, page_start, page_end) "
+                    "VALUES(?, ?, ?, ?, ?, ?)",
+                    [(c.chunk_id, c.paper_id, c.ordinal, c.text, c.page_start, c.page_end) for c in chunks],
+                ),
+                (
+                    "UPDATE papers SET status = 'indexed', n_chunks = ? WHERE paper_id = ?",
+                    [(n, pid) for pid, n in counts.items()],
+                ),
+                (
+                    "INSERT INTO meta(key, value) VALUES('chunks_version', ?) "
+                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                    (str(version),),
+                ),
+            ]
+        )
+
+    def update_metadata(self, paper: Paper) -> None:
+        """Refresh bibliographic fields only (the chunks stay): metadata arriving for a full-text paper."""
+        self._tx(
+            [
+                (
+                    """UPDATE papers SET title = ?, authors = ?, abstract = ?, categories = ?, published = ?,
+                       arxiv_id = ?, updated_at = ? WHERE paper_id = ?""",
+                    (
+                        paper.title,
+                        json.dumps(paper.authors),
+                        paper.abstract,
+                        json.dumps(paper.categories),
+                        paper.published.isoformat() if paper.published else None,
+                        paper.arxiv_id,
+                        _now(),
+                        paper.paper_id,
+                    ),
+                )
+            ]
+        )
+
+    # --- chunks -----------------------------------------------------------------------------------
+    def chunks_of(self, paper_id: str) -> list[ChunkRow]:
+        rows = self.query("SELECT * FROM chunks WHERE paper_id = ? ORDER BY ordinal", (paper_id,))
+        return [ChunkRow(**dict(r)) for r in rows]
+
+    def chunks_by_id(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRow]:
+        ids = list(chunk_ids)
+        out: dict[str, ChunkRow] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for r in self.query(f"SELECT * FROM chunks WHERE chunk_id IN ({marks})", part):
+                out[r["chunk_id"]] = ChunkRow(**dict(r))
+        return out
+
+    def iter_chunk_texts(self, batch: int = 5000) -> Iterator[tuple[str, str]]:
+        """(chunk_id, text) of every chunk in rowid order, read in batches (constant memory)."""
+        last = 0
+        while True:
+            rows = self.query(
+                "SELECT rowid, chunk_id, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch)
+            )
+            if not rows:
+                return
+            for r in rows:
+                yield r["chunk_id"], r["text"]
+            last = rows[-1]["rowid"]

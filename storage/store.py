@@ -1,0 +1,38 @@
+"""One handle on everything stored: catalog, vectors, keyword index and the embedding model."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+
+from papertalk.settings import Settings
+from storage.catalog import Catalog
+from storage.embeddings import build_embedding, embedding_identity
+from storage.keyword import KeywordIndex
+from storage.vectors import VectorIndex
+
+
+class Store:
+    """Opened from settings; parts are created on first use, so a CLI listing papers loads no model."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        self.catalog = Catalog(settings.catalog_path)
+
+    @cached_property
+    def embedder(self) -> BaseEmbedding:
+        return build_embedding(self.settings)
+
+    @cached_property
+    def vectors(self) -> VectorIndex:
+        name, dim = embedding_identity(self.settings)
+        return VectorIndex(self.settings, name, dim)
+
+    @cached_property
+    def keywords(self) -> KeywordIndex:
+        return KeywordIndex(self.settings.keyword_path, self.catalog)
+
+    def close(self) -> None:
+        self.catalog.close()

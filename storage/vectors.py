@@ -1,0 +1,144 @@
+"""Chunk vectors in Chroma, through llama-index's `ChromaVectorStore`.
+
+`local` mode runs Chroma embedded (PersistentClient in the data directory); `http` mode talks to a
+Chroma server (`chroma run`, or a managed Chroma). The collection records the embedding model's name and
+dimension, and opening it with another model raises `EmbeddingModelMismatch` instead of returning
+wrong neighbours.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+from llama_index.core.schema import BaseNode, TextNode
+from llama_index.core.vector_stores.types import VectorStoreQuery
+
+from papertalk.errors import EmbeddingModelMismatch, StoreUnavailable
+from storage.records import Chunk
+
+if TYPE_CHECKING:
+    from llama_index.vector_stores.chroma import ChromaVectorStore
+
+    from papertalk.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class VectorHit:
+    chunk_id: str
+    paper_id: str
+    score: float  # cosine similarity
+
+
+def _client(settings: Settings) -> Any:
+    import chromadb
+    from chromadb.config import Settings as ChromaClientSettings
+
+    chroma_settings = ChromaClientSettings(anonymized_telemetry=False)
+    cfg = settings.chroma
+    if cfg.effective_mode == "http":
+        try:
+            return chromadb.HttpClient(
+                host=cfg.host or "localhost", port=cfg.port, ssl=cfg.ssl, settings=chroma_settings
+            )
+        except Exception as exc:
+            raise StoreUnavailable(
+                f"cannot reach the Chroma server at {cfg.host}:{cfg.port} ({exc}): start it with "
+                f"`chroma run --path DIR --port {cfg.port}` or unset PAPERTALK_CHROMA__HOST to use the embedded store"
+            ) from exc
+    settings.chroma_path.mkdir(parents=True, exist_ok=True)
+    return chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
+
+
+class VectorIndex:
+    """Add, delete and search chunk vectors; one collection per data directory (or server)."""
+
+    def __init__(self, settings: Settings, model_name: str, dim: int) -> None:
+        self.model_name = model_name
+        self.dim = dim
+        self._client = _client(settings)
+        self.collection = self._client.get_or_create_collection(
+            name=settings.chroma.collection,
+            metadata={"embed_model": model_name, "embed_dim": dim, "hnsw:space": "cosine"},
+            embedding_function=None,
+        )
+        self._check_model(settings)
+        self.store = self._llama_store()
+
+    def _llama_store(self) -> ChromaVectorStore:
+        from llama_index.vector_stores.chroma import ChromaVectorStore
+
+        return ChromaVectorStore(chroma_collection=self.collection)
+
+    def _check_model(self, settings: Settings) -> None:
+        meta = self.collection.metadata or {}
+        where = settings.chroma_path if settings.chroma.effective_mode == "local" else "the Chroma server"
+        if meta.get("embed_model") != self.model_name or int(meta.get("embed_dim", self.dim)) != self.dim:
+            raise EmbeddingModelMismatch(
+                f"the vector store at {where} "
+                f"(collection '{settings.chroma.collection}') was built with {meta.get('embed_model')} "
+                f"({meta.get('embed_dim')}-d), but papertalk is set to {self.model_name} ({self.dim}-d): "
+                "switch PAPERTALK_EMBEDDING__BACKEND back, or use another PAPERTALK_DATA_DIR / "
+                "PAPERTALK_CHROMA__COLLECTION and ingest again"
+            )
+
+    def count(self) -> int:
+        return int(self.collection.count())
+
+    def add(self, chunks: Sequence[Chunk], vectors: np.ndarray, published: dict[str, int]) -> None:
+        nodes: list[BaseNode] = []
+        for chunk, vec in zip(chunks, vectors, strict=True):
+            node = TextNode(
+                id_=chunk.chunk_id,
+                text=chunk.text,
+                embedding=vec.tolist(),
+                metadata={
+                    "paper_id": chunk.paper_id,
+                    "ordinal": chunk.ordinal,
+                    "page_start": chunk.page_start or 0,
+                    "page_end": chunk.page_end or 0,
+                    "published": published.get(chunk.paper_id, 0),
+                },
+                excluded_embed_metadata_keys=["paper_id", "ordinal", "page_start", "page_end", "published"],
+            )
+            nodes.append(node)
+        if nodes:
+            self.store.add(nodes)
+
+    def delete_papers(self, paper_ids: Sequence[str]) -> None:
+        if paper_ids:
+            self.collection.delete(where={"paper_id": {"$in": list(paper_ids)}})
+
+    def ids_of(self, paper_id: str) -> list[str]:
+        return list(self.collection.get(where={"paper_id": paper_id}, include=[])["ids"])
+
+    def search(
+        self,
+        vector: Sequence[float],
+        k: int,
+        paper_ids: Sequence[str] | None = None,
+        published: tuple[int, int] | None = None,
+    ) -> list[VectorHit]:
+        """Nearest chunks, optionally only of `paper_ids` and/or first published in a yyyymmdd range."""
+        clauses: list[dict[str, Any]] = []
+        if paper_ids is not None:
+            if not paper_ids:
+                return []
+            clauses.append({"paper_id": {"$in": list(paper_ids)}} if len(paper_ids) > 1 else {"paper_id": paper_ids[0]})
+        if published is not None:
+            clauses += [{"published": {"$gte": published[0]}}, {"published": {"$lte": published[1]}}]
+        where = clauses[0] if len(clauses) == 1 else ({"$and": clauses} if clauses else None)
+        query = VectorStoreQuery(query_embedding=list(vector), similarity_top_k=k)
+        kwargs = {"where": where} if where else {}
+        result = self.store.query(query, **kwargs)
+        hits = []
+        for node, sim in zip(result.nodes or [], result.similarities or [], strict=False):
+            # ChromaVectorStore reports exp(-distance); with cosine space distance = 1 - cos.
+            cosine = 1.0 + float(np.log(max(sim, 1e-12)))
+            hits.append(VectorHit(node.node_id, str(node.metadata.get("paper_id", "")), cosine))
+        return hits
