@@ -10,11 +10,23 @@ _HYPHEN_BREAK = re.compile(r"(\w)-\n(\w)")
 _SPACES = re.compile(r"[ \t\u00a0\u2000-\u200a\u202f\u205f\u3000]+")
 _SPACE_NEWLINE = re.compile(r" *\n *")
 _MANY_NEWLINES = re.compile(r"\n{3,}")
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 _LIGATURES = {"\ufb00": "ff", "\ufb01": "fi", "\ufb02": "fl", "\ufb03": "ffi", "\ufb04": "ffl"}
+
+
+def fix_surrogates(text: str) -> str:
+    """Join UTF-16 surrogate pairs and drop stray halves (pypdf emits them for math italic letters).
+
+    A string holding a lone surrogate cannot be encoded or tokenized, so it must not get past ingest.
+    """
+    if not _SURROGATE.search(text):
+        return text
+    return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "ignore")
 
 
 def clean_text(text: str) -> str:
     """Join words hyphenated across line breaks, drop control characters, tidy whitespace."""
+    text = fix_surrogates(text)
     text = text.replace("\r\n", "\n").replace("\r", "\n")
     for lig, rep in _LIGATURES.items():
         text = text.replace(lig, rep)
@@ -28,7 +40,7 @@ def clean_text(text: str) -> str:
 
 def one_line(text: str) -> str:
     """Collapse all whitespace (metadata titles and abstracts wrap lines)."""
-    return " ".join(unicodedata.normalize("NFC", text).split())
+    return " ".join(unicodedata.normalize("NFC", fix_surrogates(text)).split())
 
 
 _ARXIV_NEW = r"(\d{4}\.\d{4,5})(v\d+)?"

@@ -1,9 +1,18 @@
-from ingest.text import arxiv_id_from_filename, arxiv_id_from_text, clean_text, normalise_arxiv_id
+from ingest.text import arxiv_id_from_filename, arxiv_id_from_text, clean_text, normalise_arxiv_id, one_line
 
 
 def test_clean_text_joins_hyphenated_line_breaks_and_drops_control_characters() -> None:
     raw = "rein-\nforcement learn\x00ing\x0c with   agents\r\n\n\n\nNext ﬁle"
     assert clean_text(raw) == "reinforcement learning with agents\n\nNext file"
+
+
+def test_surrogates_from_pdf_text_are_joined_or_dropped() -> None:
+    # pypdf returned these for math italics in a real IOP paper; a lone half broke the tokenizer.
+    raw = "where \ud835\ud835\udc52 is the \ud835 matrix"
+    cleaned = clean_text(raw)
+    assert cleaned == "where \U0001d452 is the matrix"
+    cleaned.encode("utf-8")  # a lone surrogate would raise here
+    assert one_line("stray \udc52half  title") == "stray half title"  # json.loads can yield lone halves too
 
 
 def test_arxiv_ids_are_normalised_from_every_common_spelling() -> None:
