@@ -16,6 +16,7 @@ from rich.table import Table
 from ingest.arxiv_metadata import RecordFilter
 from ingest.pipeline import Ingestor, IngestReport
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
+from papertalk.cli_answers import register_answer_commands
 from papertalk.console import console, err_console, progress_bar, setup_logging
 from papertalk.errors import NotFound, PapertalkError
 from papertalk.settings import Settings
@@ -54,10 +55,14 @@ def _main(
     state.settings, state.store = settings, None
 
 
-def _run_ingest(description: str, total: int | None, items: Iterable[Paper | Problem]) -> IngestReport:
+def _run_ingest(
+    description: str, total: int | None, items: Iterable[Paper | Problem], topic: str | None = None
+) -> IngestReport:
     store = get_store()
     with progress_bar(description, total) as advance:
         report = Ingestor(store).run(items, progress=advance)
+    if topic:
+        store.topics.assign(store.topics.ensure(topic), report.paper_ids)
     _print_report(report)
     return report
 
@@ -94,6 +99,7 @@ def ingest_arxiv(
     until: Annotated[Optional[str], typer.Option(help="Only papers first listed on or before YYYY-MM-DD.")] = None,  # noqa: UP045
     category: Annotated[Optional[list[str]], typer.Option(help="Keep papers in this category (repeatable).")] = None,  # noqa: UP045
     limit: Annotated[Optional[int], typer.Option(help="Stop after this many papers.")] = None,  # noqa: UP045
+    topic: Annotated[Optional[str], typer.Option(help="Tag the ingested papers with this topic.")] = None,  # noqa: UP045
 ) -> None:
     """Ingest arXiv metadata records (abstract-level papers)."""
     keep = RecordFilter(
@@ -102,7 +108,7 @@ def ingest_arxiv(
     total = count_lines(file) if file.is_file() else None
     if total is not None and limit is not None and not (since or until or category):
         total = min(total, limit)
-    report = _run_ingest(file.name, total, arxiv_papers(file, keep))
+    report = _run_ingest(file.name, total, arxiv_papers(file, keep), topic=topic)
     raise typer.Exit(1 if report.failed else 0)
 
 
@@ -189,6 +195,9 @@ def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
             console.print(f"{key:16} {value}")
 
 
+register_answer_commands(app)
+
+
 def main() -> None:
     """Entry point: domain errors become one readable line and exit code 2, never a traceback."""
     try:
@@ -213,12 +222,12 @@ def main() -> None:
 
 def load_demo_corpus(store: Store) -> bool:
     """Ingest the bundled demo corpus unless this data directory already has it; True if it loaded now."""
-    from papertalk.demo import DEMO_METADATA, DEMO_PDFS, DEMO_VERSION
+    from papertalk.demo import DEMO_METADATA, DEMO_PDFS, DEMO_TOPIC, DEMO_VERSION
 
     if store.catalog.get_meta("demo_loaded") == DEMO_VERSION:
         return False
     console.print("Loading the demo corpus (first run only; later runs reuse it)…")
-    report = _run_ingest("demo papers", count_lines(DEMO_METADATA), arxiv_papers(DEMO_METADATA))
+    report = _run_ingest("demo papers", count_lines(DEMO_METADATA), arxiv_papers(DEMO_METADATA), topic=DEMO_TOPIC)
     report_pdfs = _run_ingest("demo PDFs", count_pdfs([DEMO_PDFS]), pdf_papers([DEMO_PDFS]))
     if not (report.failed or report_pdfs.failed):
         store.catalog.set_meta("demo_loaded", DEMO_VERSION)
@@ -226,9 +235,19 @@ def load_demo_corpus(store: Store) -> bool:
 
 
 @app.command()
-def demo() -> None:
-    """Load the bundled demo corpus (first run only), then start papertalk on it."""
+def demo(
+    load_only: Annotated[bool, typer.Option("--load-only", help="Load the corpus, then stop.")] = False,
+) -> None:
+    """Load the bundled demo corpus (first run only), then start a chat about its topic."""
+    from assistant.service import Assistant
+    from assistant.types import Scope
+    from papertalk.cli_answers import run_chat
+    from papertalk.demo import DEMO_TOPIC
+
     store = get_store()
     load_demo_corpus(store)
     console.print(f"{store.catalog.count_papers('indexed')} papers ready in {store.settings.data_dir}.")
-    console.print("Try: papertalk papers list · papertalk stats")
+    if load_only or not sys.stdin.isatty():
+        console.print(f'Try: papertalk chat --topic "{DEMO_TOPIC}" · papertalk ask "…" · papertalk papers list')
+        return
+    run_chat(Assistant(store), Scope(topic=DEMO_TOPIC))

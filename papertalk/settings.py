@@ -97,6 +97,27 @@ class RetrievalSettings(_Group):
     keyword_weight: float = Field(1.0, ge=0, description="Weight of the BM25 ranking in the fusion.")
 
 
+class AnswerSettings(_Group):
+    max_sentences: int = Field(4, ge=1, le=12, description="Most sentences in an extractive answer.")
+    abstain_below: float = Field(
+        0.45,
+        ge=0,
+        le=1,
+        description="Extractive answers abstain when the best sentence scores below this (calibrated on QASPER; "
+        "see docs/benchmarks.md).",
+    )
+    support_threshold: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="A cited sentence whose support against its passage is below this is marked unsupported "
+        "(calibrated on SciFact rationales; see docs/benchmarks.md).",
+    )
+    semantic_weight: float = Field(
+        0.7, ge=0, le=1, description="Share of embedding similarity (vs keyword overlap) in sentence scores."
+    )
+
+
 class Settings(BaseSettings):
     """Everything papertalk can be told. See the configuration table in README.md."""
 
@@ -115,6 +136,7 @@ class Settings(BaseSettings):
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API.")
     llm: LLMSettings = Field(default_factory=LLMSettings, description="Answer backend.")
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="Retrieval.")
+    answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answer composition and checks.")
 
     @property
     def catalog_path(self) -> Path:

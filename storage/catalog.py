@@ -148,7 +148,8 @@ class Catalog:
         with self._lock:
             self._db.close()
 
-    def _tx(self, statements: Iterable[tuple[str, Any]]) -> None:
+    def transaction(self, statements: Iterable[tuple[str, Any]]) -> None:
+        """Run (sql, params) pairs in one write transaction; a list of params means executemany."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
@@ -162,6 +163,10 @@ class Catalog:
                 self._db.execute("ROLLBACK")
                 raise
 
+    def executescript(self, script: str) -> None:
+        with self._lock:
+            self._db.executescript(script)
+
     def query(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> list[sqlite3.Row]:
         with self._lock:
             return self._db.execute(sql, params).fetchall()
@@ -172,7 +177,7 @@ class Catalog:
         return rows[0]["value"] if rows else None
 
     def set_meta(self, key: str, value: str) -> None:
-        self._tx(
+        self.transaction(
             [
                 (
                     "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
@@ -250,7 +255,7 @@ class Catalog:
                      published = excluded.published, source = excluded.source, arxiv_id = excluded.arxiv_id,
                      path = excluded.path, content_hash = excluded.content_hash, n_pages = excluded.n_pages,
                      status = 'pending', updated_at = excluded.updated_at"""
-        self._tx([(sql, rows)])
+        self.transaction([(sql, rows)])
 
     def mark_indexed(self, paper_ids: list[str], chunks: list[Chunk]) -> None:
         """Replace the papers' chunk rows and mark them indexed, atomically."""
@@ -259,7 +264,7 @@ class Catalog:
         for c in chunks:
             counts[c.paper_id] += 1
         version = self.chunks_version + 1
-        self._tx(
+        self.transaction(
             [
                 (f"DELETE FROM chunks WHERE paper_id IN ({marks})", tuple(paper_ids)),
                 (
@@ -281,7 +286,7 @@ class Catalog:
 
     def update_metadata(self, paper: Paper) -> None:
         """Refresh bibliographic fields only (the chunks stay): metadata arriving for a full-text paper."""
-        self._tx(
+        self.transaction(
             [
                 (
                     """UPDATE papers SET title = ?, authors = ?, abstract = ?, categories = ?, published = ?,

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 MODEL_NAME = "all-MiniLM-L6-v2-onnx-int8"
 MODEL_DIM = 384
 MODEL_MAX_PIECES = 256
+SHORT_PIECES = 64
 MODEL_SHA256 = "8199be6f699a395f99f89df973f9dc5285fbcfcdb2ae1a4e1201dab014f3d2a6"
 TOKENIZER_PATH = Path(__file__).parent / "models" / "all-MiniLM-L6-v2" / "tokenizer.json"
 
@@ -103,11 +104,19 @@ class OnnxMiniLM:
     def tokenizer(self) -> Tokenizer:
         return load_tokenizer()
 
-    def embed(self, texts: list[str]) -> np.ndarray:
-        """Embeddings of `texts`, shape (n, 384), float32, unit length."""
+    @cached_property
+    def short_tokenizer(self) -> Tokenizer:
+        return load_tokenizer(SHORT_PIECES)
+
+    def embed(self, texts: list[str], short: bool = False) -> np.ndarray:
+        """Embeddings of `texts`, shape (n, 384), float32, unit length.
+
+        `short` reads only the first 64 word pieces of each text: 3-4x faster on long sentences, used
+        where only a sentence's gist is compared with a question.
+        """
         if not texts:
             return np.zeros((0, MODEL_DIM), dtype=np.float32)
-        encs = self.tokenizer.encode_batch(texts)
+        encs = (self.short_tokenizer if short else self.tokenizer).encode_batch(texts)
         ids = np.array([e.ids for e in encs], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encs], dtype=np.int64)
         feeds = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
@@ -123,6 +132,7 @@ class LocalMiniLMEmbedding(BaseEmbedding):
     """llama-index embedding over the bundled ONNX model; batches sorted by length to pad little."""
 
     _model: OnnxMiniLM = PrivateAttr()
+    _query_cache: dict[str, list[float]] = PrivateAttr(default_factory=dict)
 
     def __init__(self, threads: int = 0, batch_size: int = 32, **kwargs: Any) -> None:
         super().__init__(model_name=MODEL_NAME, embed_batch_size=batch_size, **kwargs)
@@ -132,21 +142,27 @@ class LocalMiniLMEmbedding(BaseEmbedding):
     def class_name(cls) -> str:
         return "LocalMiniLMEmbedding"
 
-    def embed_texts(self, texts: list[str]) -> np.ndarray:
-        """All of `texts`, in order, in batches of similar length."""
+    def embed_texts(self, texts: list[str], short: bool = False) -> np.ndarray:
+        """All of `texts`, in order, in batches of similar length (`short`: first 64 pieces only)."""
         out = np.zeros((len(texts), MODEL_DIM), dtype=np.float32)
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         size = self.embed_batch_size
         for start in range(0, len(order), size):
             idx = order[start : start + size]
-            out[idx] = self._model.embed([texts[i] for i in idx])
+            out[idx] = self._model.embed([texts[i] for i in idx], short=short)
         return out
 
     def _get_query_embedding(self, query: str) -> list[float]:
-        return [float(x) for x in self._model.embed([query])[0]]
+        cached = self._query_cache.get(query)
+        if cached is None:
+            cached = [float(x) for x in self._model.embed([query])[0]]
+            self._query_cache[query] = cached
+            if len(self._query_cache) > 256:
+                self._query_cache.pop(next(iter(self._query_cache)))
+        return cached
 
     def _get_text_embedding(self, text: str) -> list[float]:
-        return self._get_query_embedding(text)
+        return [float(x) for x in self._model.embed([text])[0]]
 
     def _get_text_embeddings(self, texts: list[str]) -> list[list[float]]:
         vectors: list[list[float]] = self.embed_texts(texts).tolist()
@@ -181,8 +197,8 @@ def build_embedding(settings: Settings) -> BaseEmbedding:
     )
 
 
-def embed_texts(model: BaseEmbedding, texts: list[str]) -> np.ndarray:
-    """Embeddings for `texts` as a float32 array, whatever the backend."""
+def embed_texts(model: BaseEmbedding, texts: list[str], short: bool = False) -> np.ndarray:
+    """Embeddings for `texts` as a float32 array, whatever the backend (`short`: a 64-piece gist, local only)."""
     if isinstance(model, LocalMiniLMEmbedding):
-        return model.embed_texts(texts)
+        return model.embed_texts(texts, short=short)
     return np.asarray(model.get_text_embedding_batch(texts), dtype=np.float32)

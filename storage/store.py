@@ -8,8 +8,10 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from papertalk.settings import Settings
 from storage.catalog import Catalog
+from storage.chats import Chats
 from storage.embeddings import build_embedding, embedding_identity
 from storage.keyword import KeywordIndex
+from storage.topics import Topics
 from storage.vectors import VectorIndex
 
 
@@ -33,6 +35,14 @@ class Store:
     @cached_property
     def keywords(self) -> KeywordIndex:
         return KeywordIndex(self.settings.keyword_path, self.catalog)
+
+    @cached_property
+    def topics(self) -> Topics:
+        return Topics(self.catalog)
+
+    @cached_property
+    def chats(self) -> Chats:
+        return Chats(self.catalog)
 
     def close(self) -> None:
         self.catalog.close()

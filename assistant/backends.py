@@ -1,0 +1,22 @@
+"""Builds the answer backend chosen by `settings.llm.backend` (one adapter per backend)."""
+
+from __future__ import annotations
+
+from llama_index.core.base.embeddings.base import BaseEmbedding
+
+from assistant.base import Answerer
+from assistant.extractive import ExtractiveAnswerer
+from papertalk.errors import ConfigurationError
+from papertalk.settings import Settings
+
+
+def build_answerer(settings: Settings, embedder: BaseEmbedding) -> Answerer:
+    if settings.llm.backend == "extractive":
+        return ExtractiveAnswerer(embedder, settings.answer)
+    try:
+        from assistant.generative import OpenAIAnswerer
+    except ImportError as exc:  # pragma: no cover - depends on the install
+        raise ConfigurationError(
+            f"the `openai` answer backend could not be loaded ({exc}): reinstall papertalk with its dependencies"
+        ) from exc
+    return OpenAIAnswerer(settings, embedder)

@@ -1,0 +1,53 @@
+"""The answer backend interface: one abstract method; streaming is built on it unless a backend streams."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from assistant.types import Answer, Passage
+
+
+@dataclass(frozen=True)
+class Turn:
+    """One earlier exchange of a conversation."""
+
+    question: str
+    answer: str
+    standalone: str = ""  # the question as it was rewritten to stand alone
+
+
+@dataclass(frozen=True)
+class AnswerChunk:
+    """A piece of a streamed answer: text as it comes, then the finished `Answer` once."""
+
+    text: str = ""
+    answer: Answer | None = None
+
+
+class Answerer(ABC):
+    """Turns a question and numbered source passages into a cited `Answer`."""
+
+    name: str = "base"
+
+    @abstractmethod
+    def answer(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
+        """Answer `standalone` (the question rewritten to stand alone) from `sources` only."""
+
+    def stream(self, question: str, standalone: str, sources: list[Passage]) -> Iterator[AnswerChunk]:
+        """Yield the answer's text piece by piece, then the `Answer`; by default one sentence at a time."""
+        answer = self.answer(question, standalone, sources)
+        for i, sentence in enumerate(answer.sentences):
+            marks = "".join(f" [{n}]" for n in dict.fromkeys(c.number for c in sentence.citations))
+            yield AnswerChunk(text=("" if i == 0 else " ") + sentence.text + marks)
+        if not answer.sentences:
+            yield AnswerChunk(text=answer.text)
+        yield AnswerChunk(answer=answer)
+
+    def rewrite(self, question: str, history: list[Turn]) -> str:
+        """A follow-up made standalone. Default: the previous question's words carry the context."""
+        if not history:
+            return question
+        previous = history[-1].standalone or history[-1].question
+        return f"{previous} {question}"

@@ -1,0 +1,117 @@
+"""Hybrid retrieval: dense (Chroma) and keyword (BM25) rankings fused by weighted reciprocal rank fusion."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assistant.types import Passage, Scope
+from papertalk.errors import NotFound
+from papertalk.settings import RetrievalSettings
+from storage.store import Store
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ResolvedScope:
+    paper_ids: list[str] | None  # None: every paper
+    published: tuple[int, int] | None  # yyyymmdd bounds for the vector store filter
+
+
+def rrf_fuse(rankings: Sequence[tuple[float, Sequence[str]]], k: int) -> list[tuple[str, float]]:
+    """Weighted reciprocal rank fusion of ranked id lists: sum of weight / (k + rank), rank from 1."""
+    scores: dict[str, float] = {}
+    for weight, ids in rankings:
+        if weight <= 0:
+            continue
+        for rank, item in enumerate(ids, start=1):
+            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
+    return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+class HybridRetriever:
+    """Finds the passages that best match a query within a scope."""
+
+    def __init__(self, store: Store, settings: RetrievalSettings | None = None) -> None:
+        self.store = store
+        self.settings = settings or store.settings.retrieval
+
+    def resolve(self, scope: Scope) -> ResolvedScope:
+        ids: list[str] | None = None
+        if scope.paper_id:
+            paper = self.store.catalog.get(scope.paper_id.removeprefix("arxiv:"))
+            if paper is None or paper.status != "indexed":
+                raise NotFound(
+                    f"paper {scope.paper_id!r} is not indexed: see `papertalk papers list`, or ask "
+                    "about a PDF with `papertalk ask --pdf FILE`"
+                )
+            ids = [paper.paper_id]
+        if scope.topic:
+            slug = self.store.topics.get(scope.topic).slug
+            members = self.store.topics.paper_ids(slug)
+            ids = members if ids is None else [i for i in ids if i in set(members)]
+        published = None
+        if scope.since or scope.until:
+            low = int(scope.since.strftime("%Y%m%d")) if scope.since else 0
+            high = int(scope.until.strftime("%Y%m%d")) if scope.until else 99991231
+            published = (low, high)
+            if ids is None:
+                ids = self.store.catalog.paper_ids_between(scope.since, scope.until)
+        return ResolvedScope(ids, published)
+
+    def retrieve(self, query: str, scope: Scope | None = None, k: int | None = None) -> list[Passage]:
+        """The best `k` passages for `query` in `scope`, best first, with dense and keyword scores."""
+        k = k or self.settings.top_k
+        resolved = self.resolve(scope or Scope())
+        if resolved.paper_ids is not None and not resolved.paper_ids:
+            return []
+        dense, keyword = self._candidates(query, resolved)
+        fused = rrf_fuse(
+            [
+                (self.settings.dense_weight, [c for c, _ in dense]),
+                (self.settings.keyword_weight, [c for c, _ in keyword]),
+            ],
+            self.settings.rrf_k,
+        )
+        return self._hydrate(fused[:k], dict(dense), dict(keyword))
+
+    def _candidates(self, query: str, scope: ResolvedScope) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        n = self.settings.candidates
+        vector = self.store.embedder.get_query_embedding(query)
+        dense_ids = scope.paper_ids if scope.published is None or scope.paper_ids is None else None
+        hits = self.store.vectors.search(vector, n, paper_ids=dense_ids, published=scope.published)
+        dense = [(h.chunk_id, h.score) for h in hits]
+        keyword = self.store.keywords.search(query, n, paper_ids=scope.paper_ids)
+        return dense, keyword
+
+    def _hydrate(
+        self, fused: list[tuple[str, float]], dense: dict[str, float], keyword: dict[str, float]
+    ) -> list[Passage]:
+        chunks = self.store.catalog.chunks_by_id(c for c, _ in fused)
+        papers = self.store.catalog.get_many(ch.paper_id for ch in chunks.values())
+        out = []
+        for chunk_id, score in fused:
+            chunk = chunks.get(chunk_id)
+            paper = papers.get(chunk.paper_id) if chunk else None
+            if chunk is None or paper is None:
+                log.warning("chunk %s is in an index but not in the catalog: rerun the ingest", chunk_id)
+                continue
+            out.append(
+                Passage(
+                    chunk_id=chunk_id,
+                    paper_id=paper.paper_id,
+                    title=paper.title,
+                    authors=paper.authors,
+                    year=paper.year,
+                    link=paper.link,
+                    page_start=chunk.page_start,
+                    page_end=chunk.page_end,
+                    text=chunk.text,
+                    score=score,
+                    dense_score=dense.get(chunk_id),
+                    keyword_score=keyword.get(chunk_id),
+                )
+            )
+        return out

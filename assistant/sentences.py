@@ -1,0 +1,80 @@
+"""Sentence splitting with character spans, tuned for scientific prose (e.g., et al., Fig. 3, 0.5)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_ABBREV = {
+    "e.g",
+    "i.e",
+    "et al",
+    "al",
+    "fig",
+    "figs",
+    "eq",
+    "eqs",
+    "sec",
+    "tab",
+    "ref",
+    "refs",
+    "vs",
+    "cf",
+    "etc",
+    "approx",
+    "resp",
+    "no",
+    "vol",
+    "pp",
+    "ch",
+    "dr",
+    "mr",
+    "ms",
+    "st",
+    "inc",
+    "ltd",
+    "jr",
+    "sr",
+}
+_BOUNDARY = re.compile(r"[.!?](?:[\"')\]]*)\s+(?=[A-Z0-9\[(\"'])|\n\s*\n")
+_WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
+
+
+@dataclass(frozen=True)
+class Sentence:
+    text: str
+    start: int  # character offsets in the source text: source[start:end] == text
+    end: int
+
+
+def _is_abbreviation(text: str, dot: int) -> bool:
+    m = _WORD_BEFORE.search(text[max(0, dot - 12) : dot])
+    if not m:
+        return False
+    word = m.group(1).lower().rstrip(".")
+    return word in _ABBREV or len(word) == 1  # single initials: "J. Smith"
+
+
+def split_sentences(text: str) -> list[Sentence]:
+    """Sentences of `text` with exact spans; whitespace around them is not part of the span."""
+    out: list[Sentence] = []
+    start = 0
+    for m in _BOUNDARY.finditer(text):
+        if text[m.start()] == "." and _is_abbreviation(text, m.start()):
+            continue
+        _append(out, text, start, m.start() + 1 if text[m.start()] in ".!?" else m.start())
+        start = m.end()
+    _append(out, text, start, len(text))
+    return out
+
+
+_LEADING_JUNK = set(" \t\n\u2022\u25cf\u25aa\u2013\u2014-*\u00b7")
+
+
+def _append(out: list[Sentence], text: str, start: int, end: int) -> None:
+    while start < end and text[start] in _LEADING_JUNK:
+        start += 1
+    while end > start and text[end - 1].isspace():
+        end -= 1
+    if end > start:
+        out.append(Sentence(text[start:end], start, end))

@@ -1,0 +1,103 @@
+"""What the assistant hands to the CLI and the API: scopes, passages, citations, answers."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import date
+from typing import Any
+
+
+@dataclass(frozen=True)
+class Scope:
+    """Where to look: the whole corpus, a topic, one paper, and/or a first-listed date range."""
+
+    topic: str | None = None
+    paper_id: str | None = None
+    since: date | None = None
+    until: date | None = None
+
+    def describe(self) -> str:
+        parts = [
+            f"topic {self.topic!r}" if self.topic else "",
+            f"paper {self.paper_id}" if self.paper_id else "",
+            f"since {self.since}" if self.since else "",
+            f"until {self.until}" if self.until else "",
+        ]
+        return ", ".join(p for p in parts if p) or "all papers"
+
+
+@dataclass
+class Passage:
+    """A retrieved chunk with everything needed to cite it."""
+
+    chunk_id: str
+    paper_id: str
+    title: str
+    authors: list[str]
+    year: int | None
+    link: str | None
+    page_start: int | None
+    page_end: int | None
+    text: str
+    score: float = 0.0
+    dense_score: float | None = None
+    keyword_score: float | None = None
+    number: int = 0  # [n] in the answer, assigned when passages become sources
+
+    @property
+    def pages(self) -> str:
+        if not self.page_start:
+            return ""
+        if self.page_end and self.page_end != self.page_start:
+            return f"pp. {self.page_start}-{self.page_end}"
+        return f"p. {self.page_start}"
+
+    def label(self) -> str:
+        """ "Title (2025), p. 3" — how a source is shown to people."""
+        year = f" ({self.year})" if self.year else ""
+        pages = f", {self.pages}" if self.pages else ""
+        return f"{self.title}{year}{pages}"
+
+
+@dataclass
+class Citation:
+    """[n] in a sentence, resolved to the passage and the span of its text that supports the sentence."""
+
+    number: int
+    chunk_id: str
+    paper_id: str
+    page_start: int | None
+    page_end: int | None
+    span_start: int
+    span_end: int
+    quote: str
+    support: float
+
+
+@dataclass
+class AnswerSentence:
+    text: str
+    citations: list[Citation] = field(default_factory=list)
+    support: float | None = None
+    supported: bool = True
+
+
+@dataclass
+class Answer:
+    """A cited answer. `text` carries [n] markers that refer to `sources[n-1]`."""
+
+    question: str
+    standalone_question: str
+    text: str
+    sentences: list[AnswerSentence]
+    sources: list[Passage]
+    backend: str
+    abstained: bool = False
+    removed_citations: list[int] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        for src, passage in zip(data["sources"], self.sources, strict=True):
+            src["pages"] = passage.pages
+        return data

@@ -1,0 +1,5 @@
+"""`python -m papertalk` runs the CLI."""
+
+from papertalk.cli import main
+
+main()

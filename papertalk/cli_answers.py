@@ -1,0 +1,137 @@
+"""CLI commands that answer: `ask`, `chat`, `topics`. Registered on the main app by `papertalk.cli`."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+from rich.markup import escape
+
+from assistant.service import Assistant
+from assistant.types import Answer, Scope
+from papertalk.console import console
+
+TopicOpt = Annotated[Optional[str], typer.Option("--topic", "-t", help="Only this topic's papers.")]  # noqa: UP045
+PaperOpt = Annotated[Optional[str], typer.Option("--paper", "-p", help="Only this paper (Ask PDF).")]  # noqa: UP045
+PdfOpt = Annotated[Optional[Path], typer.Option("--pdf", help="A PDF to ask about (ingested first if new).")]  # noqa: UP045
+SinceOpt = Annotated[Optional[str], typer.Option(help="Only papers first listed on/after YYYY-MM-DD.")]  # noqa: UP045
+UntilOpt = Annotated[Optional[str], typer.Option(help="Only papers first listed on/before YYYY-MM-DD.")]  # noqa: UP045
+
+
+def _assistant() -> Assistant:
+    from papertalk.cli import get_store
+
+    return Assistant(get_store())
+
+
+def _date(value: str | None, option: str) -> date | None:
+    if not value:
+        return None
+    try:
+        return date.fromisoformat(value)
+    except ValueError:
+        raise typer.BadParameter(f"{value!r} is not a date: use YYYY-MM-DD", param_hint=option) from None
+
+
+def build_scope(
+    assistant: Assistant, topic: str | None, paper: str | None, pdf: Path | None, since: str | None, until: str | None
+) -> Scope:
+    if sum(x is not None for x in (topic, paper, pdf)) > 1:
+        raise typer.BadParameter("give at most one of --topic, --paper, --pdf")
+    if pdf is not None:
+        from ingest.uploads import ingest_pdf
+
+        paper = ingest_pdf(assistant.store, pdf)
+    return Scope(topic=topic, paper_id=paper, since=_date(since, "--since"), until=_date(until, "--until"))
+
+
+def print_sources(answer: Answer) -> None:
+    cited = {c.number for s in answer.sentences for c in s.citations}
+    if not answer.sources:
+        return
+    console.print("\n[bold]Sources[/bold]")
+    for p in answer.sources:
+        if cited and p.number not in cited:
+            continue
+        link = f" {p.link}" if p.link else ""
+        console.print(f"  [{p.number}] {escape(p.label())}{link}", highlight=False)
+    for sentence in answer.sentences:
+        if not sentence.supported:
+            console.print(f"[yellow]unsupported by its sources:[/yellow] {escape(sentence.text)}", highlight=False)
+    if answer.removed_citations:
+        console.print(f"[yellow]removed citations to sources that were not given:[/yellow] {answer.removed_citations}")
+
+
+def _stream_answer(assistant: Assistant, question: str, scope: Scope | None, chat_id: str | None) -> Answer:
+    answer = None
+    for chunk in assistant.stream(question, scope, chat_id):
+        if chunk.text:
+            console.print(escape(chunk.text), end="", highlight=False, soft_wrap=True)
+        answer = chunk.answer or answer
+    console.print()
+    assert answer is not None
+    return answer
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="Your question.")],
+    topic: TopicOpt = None,
+    paper: PaperOpt = None,
+    pdf: PdfOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the answer, citations and sources as JSON.")] = False,
+) -> None:
+    """Ask one question; the answer cites its sources [n] with title, year and page."""
+    assistant = _assistant()
+    scope = build_scope(assistant, topic, paper, pdf, since, until)
+    if as_json:
+        console.print_json(json.dumps(assistant.ask(question, scope).to_dict()))
+        return
+    print_sources(_stream_answer(assistant, question, scope, None))
+
+
+def chat(
+    topic: TopicOpt = None,
+    paper: PaperOpt = None,
+    pdf: PdfOpt = None,
+    since: SinceOpt = None,
+    until: UntilOpt = None,
+) -> None:
+    """An interactive conversation: follow-up questions keep the context. Empty line or /quit ends it."""
+    assistant = _assistant()
+    run_chat(assistant, build_scope(assistant, topic, paper, pdf, since, until))
+
+
+def run_chat(assistant: Assistant, scope: Scope) -> None:
+    chat_id = assistant.start_chat(scope)
+    console.print(
+        f"Asking about {scope.describe()} ({assistant.settings.llm.backend} answers). Empty line or /quit to stop."
+    )
+    while True:
+        try:
+            question = console.input("[bold cyan]you>[/bold cyan] ").strip()
+        except (EOFError, KeyboardInterrupt):
+            console.print()
+            return
+        if not question or question in {"/quit", "/exit"}:
+            return
+        console.print("[bold green]papertalk>[/bold green] ", end="")
+        print_sources(_stream_answer(assistant, question, None, chat_id))
+
+
+def topics() -> None:
+    """List topics and how many papers each has."""
+    from papertalk.cli import get_store
+
+    for t in get_store().topics.all():
+        console.print(f"{t.name} ({t.slug}): {t.papers} papers")
+
+
+def register_answer_commands(app: typer.Typer) -> None:
+    app.command()(ask)
+    app.command()(chat)
+    app.command()(topics)

@@ -1,0 +1,55 @@
+from datetime import date
+
+import pytest
+
+from assistant.retrieval import HybridRetriever, rrf_fuse
+from assistant.types import Scope
+from papertalk.errors import NotFound
+from storage.store import Store
+from tests.assistant.conftest import TOPIC
+
+
+def _s2orc_id(store: Store) -> str:
+    rows = store.catalog.query("SELECT paper_id FROM papers WHERE title LIKE 'S2ORC%'")
+    return str(rows[0][0])
+
+
+def test_rrf_fuse_rewards_agreement_and_respects_weights() -> None:
+    fused = dict(rrf_fuse([(1.0, ["a", "b", "c"]), (1.0, ["b", "d"])], k=60))
+    assert max(fused, key=fused.__getitem__) == "b"
+    only_dense = rrf_fuse([(1.0, ["a"]), (0.0, ["z"])], k=60)
+    assert [i for i, _ in only_dense] == ["a"]
+
+
+def test_results_carry_paper_page_and_passage(corpus: Store) -> None:
+    passages = HybridRetriever(corpus).retrieve("How many papers does the S2ORC corpus contain?", k=5)
+    assert passages and passages[0].title.startswith("S2ORC")
+    top = passages[0]
+    assert top.page_start and top.text and top.chunk_id.startswith(top.paper_id)
+    assert top.dense_score is not None or top.keyword_score is not None
+
+
+def test_paper_scope_returns_only_that_paper(corpus: Store) -> None:
+    pid = _s2orc_id(corpus)
+    passages = HybridRetriever(corpus).retrieve("faithfulness of summaries", Scope(paper_id=pid), k=8)
+    assert passages and {p.paper_id for p in passages} == {pid}
+
+
+def test_topic_and_date_scopes(corpus: Store) -> None:
+    retriever = HybridRetriever(corpus)
+    members = set(corpus.topics.paper_ids(corpus.topics.get(TOPIC).slug))
+    in_topic = retriever.retrieve("reinforcement learning agents", Scope(topic=TOPIC), k=10)
+    assert in_topic and {p.paper_id for p in in_topic} <= members
+    dates = sorted(r.published for r in corpus.catalog.list_papers(limit=100) if r.published)
+    pivot = dates[len(dates) // 2]
+    later = retriever.retrieve("language model agents", Scope(since=pivot), k=10)
+    rows = corpus.catalog.get_many(p.paper_id for p in later)
+    assert later and all(rows[p.paper_id].published and rows[p.paper_id].published >= pivot for p in later)
+    assert not retriever.retrieve("agents", Scope(until=date(1990, 1, 1)))
+
+
+def test_unknown_scope_says_what_to_do(corpus: Store) -> None:
+    with pytest.raises(NotFound, match="papertalk papers list"):
+        HybridRetriever(corpus).retrieve("x", Scope(paper_id="9999.99999"))
+    with pytest.raises(NotFound, match="--topic"):
+        HybridRetriever(corpus).retrieve("x", Scope(topic="no such topic"))
