@@ -128,7 +128,8 @@ def add(
     """Fetch papers from arXiv by id (metadata and PDF) and ingest them."""
     from ingest.arxiv_api import fetch_papers
 
-    report = _run_ingest("arXiv", len(ids), fetch_papers(ids, get_store().settings.arxiv))
+    settings = get_store().settings
+    report = _run_ingest("arXiv", len(ids), fetch_papers(ids, settings.arxiv, pdf_dir=settings.data_dir / "pdfs"))
     raise typer.Exit(1 if report.failed else 0)
 
 
@@ -199,25 +200,15 @@ register_answer_commands(app)
 
 
 def main() -> None:
-    """Entry point: domain errors become one readable line and exit code 2, never a traceback."""
+    """Entry point: domain errors become one readable line and exit code 2, never a traceback.
+
+    Click's standalone mode prints usage errors and passes `typer.Exit(n)` codes to the shell.
+    """
     try:
-        code = app(standalone_mode=False)  # a command's `typer.Exit(n)` comes back as n here
-        sys.exit(code if isinstance(code, int) else 0)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
+        app()
     except PapertalkError as exc:
         err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
         sys.exit(2)
-    except (typer.Abort, KeyboardInterrupt):
-        err_console.print("interrupted")
-        sys.exit(130)
-    except Exception as exc:
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
-        raise
 
 
 def load_demo_corpus(store: Store) -> bool:

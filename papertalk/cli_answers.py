@@ -85,7 +85,7 @@ def ask(
     until: UntilOpt = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the answer, citations and sources as JSON.")] = False,
 ) -> None:
-    """Ask one question; the answer cites its sources [n] with title, year and page."""
+    """Ask one question; the answer cites its numbered sources with title, year and page."""
     assistant = _assistant()
     scope = build_scope(assistant, topic, paper, pdf, since, until)
     if as_json:

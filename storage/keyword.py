@@ -43,6 +43,14 @@ class KeywordTokenizer:
         return out
 
 
+def _positions_by_paper(chunk_ids: list[str]) -> dict[str, np.ndarray]:
+    """Chunk ids are `paper_id#hash#ordinal`: group index positions by paper."""
+    groups: dict[str, list[int]] = {}
+    for position, chunk_id in enumerate(chunk_ids):
+        groups.setdefault(chunk_id.split("#", 1)[0], []).append(position)
+    return {pid: np.array(pos, dtype=np.int64) for pid, pos in groups.items()}
+
+
 class KeywordIndex:
     """BM25 over every chunk; `search` can be limited to some papers."""
 
@@ -53,7 +61,7 @@ class KeywordIndex:
         self._lock = threading.Lock()
         self._bm25: Any = None
         self._chunk_ids: list[str] = []
-        self._paper_of: np.ndarray = np.zeros(0, dtype=object)
+        self._positions: dict[str, np.ndarray] = {}  # paper id -> positions of its chunks in the index
         self._version = -1
 
     # --- build / load -----------------------------------------------------------------------------
@@ -79,7 +87,7 @@ class KeywordIndex:
             _bm25s().BM25.load(str(self.path / "index"), mmap=False, show_progress=False) if meta["n"] else None
         )
         self._chunk_ids = meta["chunk_ids"]
-        self._paper_of = np.array([c.split("#", 1)[0] for c in self._chunk_ids], dtype=object)
+        self._positions = _positions_by_paper(self._chunk_ids)
         self._version = wanted
         return True
 
@@ -109,13 +117,16 @@ class KeywordIndex:
         shutil.rmtree(self.path, ignore_errors=True)
         tmp.rename(self.path)
         self._bm25, self._chunk_ids, self._version = bm25, ids, version
-        self._paper_of = np.array([c.split("#", 1)[0] for c in ids], dtype=object)
+        self._positions = _positions_by_paper(ids)
         log.info("keyword index rebuilt: %d chunks", len(ids))
 
     # --- search -----------------------------------------------------------------------------------
     def mask_for(self, paper_ids: Iterable[str]) -> np.ndarray:
-        wanted = set(paper_ids)
-        return np.fromiter((p in wanted for p in self._paper_of), dtype=bool, count=len(self._paper_of))
+        mask = np.zeros(len(self._chunk_ids), dtype=np.float32)
+        empty = np.zeros(0, dtype=np.int64)
+        for pid in paper_ids:
+            mask[self._positions.get(pid, empty)] = 1.0
+        return mask
 
     def search(self, query: str, k: int, paper_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
         """(chunk_id, BM25 score) of the best `k` chunks with a positive score."""
@@ -128,7 +139,7 @@ class KeywordIndex:
             return []
         weights = None
         if paper_ids is not None:
-            weights = self.mask_for(paper_ids).astype(np.float32)
+            weights = self.mask_for(paper_ids)
             if not weights.any():
                 return []
         scores = (
