@@ -18,7 +18,8 @@ log = logging.getLogger(__name__)
 MIN_TEXT_CHARS = 200  # below this over the whole file, the PDF is treated as having no text layer
 _BAD_TITLE = re.compile(
     r"^(microsoft word|untitled|arxiv|preprint|proceedings|doi|http|content from this work|published)"
-    r"|©|\d{4}\s*association",
+    r"|©|\d{4}\s*association|creative commons|licen[cs]ed? under|under (the )?licen[cs]e|all rights reserved"
+    r"|conference series",
     re.IGNORECASE,
 )
 
@@ -88,6 +89,11 @@ def _meta(reader, key: str) -> str:  # type: ignore[no-untyped-def]
     return one_line(html.unescape(str(value))) if value else ""
 
 
+def _could_start_title(line: str) -> bool:
+    """Not the tail of a sentence (a lowercase start) nor a short label such as a venue or a publisher."""
+    return not line[0].islower() and len(line.split()) >= 3
+
+
 def guess_title(meta_title: str, first_page: str) -> str:
     """The PDF's /Title if it looks like one, else the first substantial line(s) of page 1."""
     if len(meta_title.split()) >= 3 and not _BAD_TITLE.search(meta_title) and not meta_title.endswith((".dvi", ".tex")):
@@ -98,6 +104,8 @@ def guess_title(meta_title: str, first_page: str) -> str:
         if not line or _BAD_TITLE.search(line) or len(line) < 8:
             if picked:
                 break
+            continue
+        if not picked and not _could_start_title(line):
             continue
         picked.append(line)
         if len(" ".join(picked)) > 60 or len(picked) == 2:

@@ -87,11 +87,12 @@ class Ingestor:
         self._queued_chunks = 0
 
     def run(self, items: Iterable[Paper | Problem], progress: ProgressFn | None = None) -> IngestReport:
+        _ = self.store.vectors  # opened first: an unreachable Chroma server fails the run before any work
         report = IngestReport()
         for item in items:
             if isinstance(item, Problem):
-                report.problems.append(item)
-                log.log(logging.ERROR if item.fatal else logging.WARNING, "%s", item)
+                report.problems.append(item)  # the caller shows the report; the log only traces the run
+                log.info("%s %s", "failed" if item.fatal else "warning", item)
             else:
                 self._take(item, report)
             if self._queued_chunks >= self.batch_chunks:

@@ -1,0 +1,1 @@
+"""Test helpers: PDF builders, the CLI as a subprocess, a real Chroma server."""
