@@ -108,6 +108,16 @@ class OnnxMiniLM:
     def short_tokenizer(self) -> Tokenizer:
         return load_tokenizer(SHORT_PIECES)
 
+    @cached_property
+    def _length_tokenizer(self) -> Tokenizer:
+        tok = load_tokenizer()
+        tok.no_padding()
+        return tok
+
+    def piece_counts(self, texts: list[str]) -> list[int]:
+        """Word pieces each text is embedded with (specials included, cut at the model's window)."""
+        return [len(e.ids) for e in self._length_tokenizer.encode_batch(texts)]
+
     def embed(self, texts: list[str], short: bool = False) -> np.ndarray:
         """Embeddings of `texts`, shape (n, 384), float32, unit length.
 
@@ -143,9 +153,14 @@ class LocalMiniLMEmbedding(BaseEmbedding):
         return "LocalMiniLMEmbedding"
 
     def embed_texts(self, texts: list[str], short: bool = False) -> np.ndarray:
-        """All of `texts`, in order, in batches of similar length (`short`: first 64 pieces only)."""
+        """All of `texts`, in order, in batches of similar length (`short`: first 64 pieces only).
+
+        Batches are formed by length in word pieces, not characters: chunks of PDFs and abstracts
+        differ in characters per piece, and sorting by characters padded 20% more (docs/benchmarks.md).
+        """
         out = np.zeros((len(texts), MODEL_DIM), dtype=np.float32)
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        counts = self._model.piece_counts(texts)
+        order = sorted(range(len(texts)), key=counts.__getitem__)
         size = self.embed_batch_size
         for start in range(0, len(order), size):
             idx = order[start : start + size]

@@ -16,8 +16,11 @@ def test_tokenizer_truncates_at_256_and_pads_to_the_longest_in_a_batch() -> None
 
 def test_embeddings_are_unit_length_and_semantically_ordered() -> None:
     model = LocalMiniLMEmbedding(batch_size=2)
-    texts = ["policy gradient for language model agents", "a recipe for lemon cake",
-             "reinforcement learning trains LLM agents with rewards"]
+    texts = [
+        "policy gradient for language model agents",
+        "a recipe for lemon cake",
+        "reinforcement learning trains LLM agents with rewards",
+    ]
     vecs = model.embed_texts(texts)
     assert vecs.shape == (3, MODEL_DIM)
     assert np.allclose(np.linalg.norm(vecs, axis=1), 1.0, atol=1e-4)
@@ -25,6 +28,25 @@ def test_embeddings_are_unit_length_and_semantically_ordered() -> None:
     # batched (sorted by length, padded) and one-at-a-time give the same vectors
     single = np.array([model.get_text_embedding(t) for t in texts])
     assert np.allclose(vecs, single, atol=1e-4)
+
+
+def test_batches_group_texts_of_similar_length_in_word_pieces() -> None:
+    model = LocalMiniLMEmbedding(batch_size=2)
+    wordy = ["the cat " * 20, "and the dog " * 20]  # 160 and 240 characters, few pieces
+    dense = ["x9q7 zk3v " * 12, "p4w8 jy6b " * 20]  # 120 and 200 characters, many pieces
+    counts = model._model.piece_counts(wordy + dense)
+    assert max(counts[:2]) < min(counts[2:])  # by characters they interleave, by pieces they do not
+    batches: list[list[str]] = []
+    embed = model._model.embed
+
+    def recording_embed(batch: list[str], short: bool = False) -> np.ndarray:
+        batches.append(batch)
+        return embed(batch, short)
+
+    model._model.embed = recording_embed  # type: ignore[method-assign]
+    vecs = model.embed_texts([wordy[0], dense[0], wordy[1], dense[1]])
+    assert sorted(map(sorted, batches)) == sorted([sorted(wordy), sorted(dense)])
+    assert np.allclose(vecs[1], embed([dense[0]])[0], atol=1e-4)  # results still in input order
 
 
 def test_model_file_with_wrong_checksum_is_refused(tmp_path) -> None:
