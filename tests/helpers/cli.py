@@ -7,6 +7,7 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 PAPERTALK = Path(sys.executable).parent / "papertalk"
 
@@ -30,7 +31,7 @@ def run_cli(*args: str | Path, timeout: float = 120, **env: str) -> subprocess.C
     )
 
 
-def catalog_rows(data_dir: Path, sql: str, params: tuple[object, ...] = ()) -> list[tuple[object, ...]]:
+def catalog_rows(data_dir: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
     """Rows from the catalog database, read-only, without papertalk's own code."""
     db = data_dir / "catalog.sqlite3"
     if not db.exists():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -27,9 +28,10 @@ CHUNK_ENV = {f"PAPERTALK_CHUNKING__{k.upper()}": str(v) for k, v in CHUNKING.ite
 
 def _indexed(data_dir: Path) -> int:
     try:
-        return int(catalog_rows(data_dir, "SELECT COUNT(*) FROM papers WHERE status = 'indexed'")[0][0])  # type: ignore[arg-type]
-    except Exception:  # the database is being created
+        rows = catalog_rows(data_dir, "SELECT COUNT(*) FROM papers WHERE status = 'indexed'")
+    except sqlite3.OperationalError:  # the database is being created
         return 0
+    return int(rows[0][0]) if rows else 0
 
 
 def _start_and_kill(records: Path, data_dir: Path, timeout: float = 120) -> int:
@@ -96,7 +98,7 @@ def test_killed_ingest_resumes_to_exactly_the_chunks_of_a_clean_run(tmp_path: Pa
     assert len(catalog_ids) == len(set(catalog_ids)) and len(chroma_ids) == len(set(chroma_ids))
     assert set(catalog_ids) == set(chroma_ids) == set(expected)
     assert len(chroma_ids) == len(expected)
-    status = dict(catalog_rows(data_dir, "SELECT status, COUNT(*) FROM papers GROUP BY status"))
+    status: dict[str, int] = dict(catalog_rows(data_dir, "SELECT status, COUNT(*) FROM papers GROUP BY status"))
     assert status == {"indexed": N_RECORDS}
     (total,) = catalog_rows(data_dir, "SELECT SUM(n_chunks) FROM papers")[0]
     assert total == len(expected)
