@@ -9,10 +9,12 @@ wrong neighbours.
 from __future__ import annotations
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+import httpx
 import numpy as np
 from llama_index.core.schema import BaseNode, TextNode
 from llama_index.core.vector_stores.types import VectorStoreQuery
@@ -61,14 +63,27 @@ class VectorIndex:
     def __init__(self, settings: Settings, model_name: str, dim: int) -> None:
         self.model_name = model_name
         self.dim = dim
+        self._server = f"{settings.chroma.host}:{settings.chroma.port}"
         self._client = _client(settings)
-        self.collection = self._client.get_or_create_collection(
-            name=settings.chroma.collection,
-            metadata={"embed_model": model_name, "embed_dim": dim, "hnsw:space": "cosine"},
-            embedding_function=None,
-        )
+        with self._reachable():
+            self.collection = self._client.get_or_create_collection(
+                name=settings.chroma.collection,
+                metadata={"embed_model": model_name, "embed_dim": dim, "hnsw:space": "cosine"},
+                embedding_function=None,
+            )
         self._check_model(settings)
         self.store = self._llama_store()
+
+    @contextmanager
+    def _reachable(self) -> Iterator[None]:
+        """A Chroma server that stops answering mid-run becomes `StoreUnavailable`, not a network traceback."""
+        try:
+            yield
+        except httpx.TransportError as exc:
+            raise StoreUnavailable(
+                f"lost the Chroma server at {self._server} ({type(exc).__name__}: {exc}): check that it is running "
+                "and run the command again (an interrupted ingest picks up where it stopped)"
+            ) from exc
 
     def _llama_store(self) -> ChromaVectorStore:
         from llama_index.vector_stores.chroma import ChromaVectorStore
@@ -88,7 +103,8 @@ class VectorIndex:
             )
 
     def count(self) -> int:
-        return int(self.collection.count())
+        with self._reachable():
+            return int(self.collection.count())
 
     def add(self, chunks: Sequence[Chunk], vectors: np.ndarray, published: dict[str, int]) -> None:
         nodes: list[BaseNode] = []
@@ -108,14 +124,17 @@ class VectorIndex:
             )
             nodes.append(node)
         if nodes:
-            self.store.add(nodes)
+            with self._reachable():
+                self.store.add(nodes)
 
     def delete_papers(self, paper_ids: Sequence[str]) -> None:
         if paper_ids:
-            self.collection.delete(where={"paper_id": {"$in": list(paper_ids)}})
+            with self._reachable():
+                self.collection.delete(where={"paper_id": {"$in": list(paper_ids)}})
 
     def ids_of(self, paper_id: str) -> list[str]:
-        return list(self.collection.get(where={"paper_id": paper_id}, include=[])["ids"])
+        with self._reachable():
+            return list(self.collection.get(where={"paper_id": paper_id}, include=[])["ids"])
 
     def search(
         self,
@@ -135,7 +154,8 @@ class VectorIndex:
         where = clauses[0] if len(clauses) == 1 else ({"$and": clauses} if clauses else None)
         query = VectorStoreQuery(query_embedding=list(vector), similarity_top_k=k)
         kwargs = {"where": where} if where else {}
-        result = self.store.query(query, **kwargs)
+        with self._reachable():
+            result = self.store.query(query, **kwargs)
         hits = []
         for node, sim in zip(result.nodes or [], result.similarities or [], strict=False):
             # ChromaVectorStore reports exp(-distance); with cosine space distance = 1 - cos.

@@ -88,20 +88,37 @@ def test_search_through_the_server_finds_each_paper_by_its_title(collection: str
         store.close()
 
 
+def _http_store(server: ChromaServer, monkeypatch: pytest.MonkeyPatch) -> Store:
+    monkeypatch.setenv("PAPERTALK_CHROMA__HOST", server.host)
+    monkeypatch.setenv("PAPERTALK_CHROMA__PORT", str(server.port))
+    return Store(Settings())
+
+
 @pytest.mark.slow
-def test_vectors_persist_in_the_server_path_across_a_restart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    path = tmp_path / "server-db"
+def test_server_lost_mid_run_then_restarted_on_its_path_loses_nothing(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path, records = tmp_path / "server-db", _records(tmp_path, 6)
     with chroma_server(path) as first:
-        monkeypatch.setenv("PAPERTALK_CHROMA__HOST", first.host)
-        monkeypatch.setenv("PAPERTALK_CHROMA__PORT", str(first.port))
-        store = Store(Settings())
-        report = Ingestor(store).run(arxiv_papers(_records(tmp_path, 3)))
+        store = _http_store(first, monkeypatch)
+        before = Ingestor(store).run(arxiv_papers(records, RecordFilter(limit=3)))
         ids = set(store.vectors.collection.get(include=[])["ids"])
-        store.close()
-    assert report.added == 3 and len(ids) == report.chunks
-    with chroma_server(path) as second:
+    assert before.added == 3 and len(ids) == before.chunks
+    with pytest.raises(StoreUnavailable, match=rf"^lost the Chroma server at 127\.0\.0\.1:{first.port} \(ConnectError"):
+        Ingestor(store).run(arxiv_papers(records))
+    assert store.catalog.count_papers("pending") == 3 and store.catalog.count_papers("indexed") == 3
+    store.close()
+
+    with chroma_server(path) as second:  # a new port, the same storage
         remote = second.client().get_collection("papertalk_chunks")
         assert set(remote.get(include=[])["ids"]) == ids
+        store = _http_store(second, monkeypatch)
+        after = Ingestor(store).run(arxiv_papers(records))
+        assert after.unchanged == 3 and after.added + after.updated == 3
+        catalog_ids = {str(r["chunk_id"]) for r in store.catalog.query("SELECT chunk_id FROM chunks")}
+        assert set(remote.get(include=[])["ids"]) == catalog_ids and ids < catalog_ids
+        assert store.catalog.count_papers("indexed") == 6 and store.catalog.count_papers("pending") == 0
+        store.close()
 
 
 def _records(tmp_path: Path, n: int) -> Path:
