@@ -83,7 +83,7 @@ class Ingestor:
         self.store = store
         self.batch_chunks = batch_chunks
         self.chunker = Chunker(store.settings.chunking)
-        self._queue: dict[str, tuple[Paper, str, list[Chunk], bool]] = {}
+        self._queue: dict[str, tuple[Paper, str, list[Chunk], str | None]] = {}  # status before this run
         self._queued_chunks = 0
 
     def run(self, items: Iterable[Paper | Problem], progress: ProgressFn | None = None) -> IngestReport:
@@ -120,7 +120,7 @@ class Ingestor:
         previous = self._queue.pop(paper.paper_id, None)
         if previous:
             self._queued_chunks -= len(previous[2])
-        self._queue[paper.paper_id] = (paper, digest, chunks, existing is not None)
+        self._queue[paper.paper_id] = (paper, digest, chunks, existing.status if existing else None)
         self._queued_chunks += len(chunks)
 
     def _flush(self, report: IngestReport) -> None:
@@ -132,13 +132,13 @@ class Ingestor:
         chunks = [c for _, _, cs, _ in queued for c in cs]
         catalog, vectors = self.store.catalog, self.store.vectors
         catalog.mark_pending(papers, {p.paper_id: h for p, h, _, _ in queued})
-        vectors.delete_papers([p.paper_id for p, _, _, known in queued if known])
+        vectors.delete_papers([p.paper_id for p, _, _, status in queued if status is not None])
         embeddings = embed_texts(self.store.embedder, [c.embed_text for c in chunks])
         vectors.add(chunks, embeddings, {p.paper_id: _yyyymmdd(p) for p in papers})
         catalog.mark_indexed([p.paper_id for p in papers], chunks)
         report.chunks += len(chunks)
-        for _, _, _, known in queued:
-            if known:
+        for _, _, _, status in queued:
+            if status == "indexed":
                 report.updated += 1
             else:
                 report.added += 1

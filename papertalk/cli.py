@@ -7,14 +7,13 @@ import sys
 from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
 from rich.table import Table
 
 from ingest.arxiv_metadata import RecordFilter
-from ingest.pipeline import Ingestor, IngestReport
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
 from papertalk.cli_answers import register_answer_commands
 from papertalk.console import console, err_console, progress_bar, setup_logging
@@ -22,6 +21,9 @@ from papertalk.errors import NotFound, PapertalkError
 from papertalk.settings import Settings
 from storage.records import Paper, Problem
 from storage.store import Store
+
+if TYPE_CHECKING:
+    from ingest.pipeline import IngestReport
 
 app = typer.Typer(help="papertalk: talk to the literature of a field, every claim cited.", no_args_is_help=True)
 papers_app = typer.Typer(help="Browse the catalog of papers.", no_args_is_help=True)
@@ -58,6 +60,8 @@ def _main(
 def _run_ingest(
     description: str, total: int | None, items: Iterable[Paper | Problem], topic: str | None = None
 ) -> IngestReport:
+    from ingest.pipeline import Ingestor
+
     store = get_store()
     with progress_bar(description, total) as advance:
         report = Ingestor(store).run(items, progress=advance)

@@ -5,14 +5,16 @@ from __future__ import annotations
 import json
 from datetime import date
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
 from rich.markup import escape
 
-from assistant.service import Assistant
 from assistant.types import Answer, Scope
 from papertalk.console import console
+
+if TYPE_CHECKING:
+    from assistant.service import Assistant
 
 TopicOpt = Annotated[Optional[str], typer.Option("--topic", "-t", help="Only this topic's papers.")]  # noqa: UP045
 PaperOpt = Annotated[Optional[str], typer.Option("--paper", "-p", help="Only this paper (Ask PDF).")]  # noqa: UP045
@@ -22,6 +24,7 @@ UntilOpt = Annotated[Optional[str], typer.Option(help="Only papers first listed 
 
 
 def _assistant() -> Assistant:
+    from assistant.service import Assistant
     from papertalk.cli import get_store
 
     return Assistant(get_store())

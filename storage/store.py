@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from functools import cached_property
-
-from llama_index.core.base.embeddings.base import BaseEmbedding
+from typing import TYPE_CHECKING
 
 from papertalk.settings import Settings
 from storage.catalog import Catalog
 from storage.chats import Chats
-from storage.embeddings import build_embedding, embedding_identity
 from storage.keyword import KeywordIndex
 from storage.topics import Topics
-from storage.vectors import VectorIndex
+
+if TYPE_CHECKING:  # the model and the vector store load on first use: `papers list` needs neither
+    from llama_index.core.base.embeddings.base import BaseEmbedding
+
+    from storage.vectors import VectorIndex
 
 
 class Store:
@@ -25,10 +27,15 @@ class Store:
 
     @cached_property
     def embedder(self) -> BaseEmbedding:
+        from storage.embeddings import build_embedding
+
         return build_embedding(self.settings)
 
     @cached_property
     def vectors(self) -> VectorIndex:
+        from storage.embeddings import embedding_identity
+        from storage.vectors import VectorIndex
+
         name, dim = embedding_identity(self.settings)
         return VectorIndex(self.settings, name, dim)
 
