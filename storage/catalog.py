@@ -321,14 +321,19 @@ class Catalog:
         return out
 
     def iter_chunk_texts(self, batch: int = 5000) -> Iterator[tuple[str, str]]:
-        """(chunk_id, text) of every chunk in rowid order, read in batches (constant memory)."""
+        """(chunk_id, paper title + text) of every chunk in rowid order, read in batches (constant memory).
+
+        The title is part of what keyword search matches, as it is part of what is embedded.
+        """
         last = 0
         while True:
             rows = self.query(
-                "SELECT rowid, chunk_id, text FROM chunks WHERE rowid > ? ORDER BY rowid LIMIT ?", (last, batch)
+                "SELECT c.rowid, c.chunk_id, p.title, c.text FROM chunks c JOIN papers p ON p.paper_id = c.paper_id "
+                "WHERE c.rowid > ? ORDER BY c.rowid LIMIT ?",
+                (last, batch),
             )
             if not rows:
                 return
             for r in rows:
-                yield r["chunk_id"], r["text"]
+                yield r["chunk_id"], f"{r['title']}\n{r['text']}"
             last = rows[-1]["rowid"]

@@ -22,6 +22,9 @@ from storage.catalog import Catalog
 log = logging.getLogger(__name__)
 
 
+INDEX_FORMAT = 2  # 2: title + chunk text; an index in another format is rebuilt
+
+
 def _bm25s() -> Any:
     import bm25s
 
@@ -81,7 +84,7 @@ class KeywordIndex:
         if not meta_file.exists():
             return False
         meta = json.loads(meta_file.read_text())
-        if meta.get("version") != wanted:
+        if meta.get("version") != wanted or meta.get("format") != INDEX_FORMAT:
             return False
         self._bm25 = (
             _bm25s().BM25.load(str(self.path / "index"), mmap=False, show_progress=False) if meta["n"] else None
@@ -113,7 +116,7 @@ class KeywordIndex:
             bm25 = bm25s.BM25()
             bm25.index(tokens, show_progress=False)
             bm25.save(str(tmp / "index"), show_progress=False)
-        (tmp / "papertalk.json").write_text(json.dumps({"version": version, "n": len(ids), "chunk_ids": ids}))
+        (tmp / "papertalk.json").write_text(json.dumps({"version": version, "format": INDEX_FORMAT, "n": len(ids), "chunk_ids": ids}))
         shutil.rmtree(self.path, ignore_errors=True)
         tmp.rename(self.path)
         self._bm25, self._chunk_ids, self._version = bm25, ids, version

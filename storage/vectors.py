@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 import httpx
 import numpy as np
 from llama_index.core.schema import BaseNode, TextNode
-from llama_index.core.vector_stores.types import VectorStoreQuery
 
 from papertalk.errors import EmbeddingModelMismatch, StoreUnavailable
 from storage.records import Chunk
@@ -68,7 +67,7 @@ class VectorIndex:
         with self._reachable():
             self.collection = self._client.get_or_create_collection(
                 name=settings.chroma.collection,
-                metadata={"embed_model": model_name, "embed_dim": dim, "hnsw:space": "cosine"},
+                metadata={"embed_model": model_name, "embed_dim": dim, "hnsw:space": "cosine", "hnsw:search_ef": 200},
                 embedding_function=None,
             )
         self._check_model(settings)
@@ -152,13 +151,12 @@ class VectorIndex:
         if published is not None:
             clauses += [{"published": {"$gte": published[0]}}, {"published": {"$lte": published[1]}}]
         where = clauses[0] if len(clauses) == 1 else ({"$and": clauses} if clauses else None)
-        query = VectorStoreQuery(query_embedding=list(vector), similarity_top_k=k)
-        kwargs = {"where": where} if where else {}
+        # Writes go through llama-index's ChromaVectorStore; searches ask Chroma for ids and distances only:
+        # the wrapper would rebuild a node (text, metadata) for every candidate, ~80 ms at k=100.
         with self._reachable():
-            result = self.store.query(query, **kwargs)
-        hits = []
-        for node, sim in zip(result.nodes or [], result.similarities or [], strict=False):
-            # ChromaVectorStore reports exp(-distance); with cosine space distance = 1 - cos.
-            cosine = 1.0 + float(np.log(max(sim, 1e-12)))
-            hits.append(VectorHit(node.node_id, str(node.metadata.get("paper_id", "")), cosine))
-        return hits
+            result = self.collection.query(
+                query_embeddings=[list(map(float, vector))], n_results=k, where=where, include=["distances"]
+            )
+        ids, distances = result["ids"][0], (result.get("distances") or [[]])[0]
+        # cosine space: distance = 1 - cosine similarity; chunk ids start with their paper id
+        return [VectorHit(i, i.split("#", 1)[0], 1.0 - float(d)) for i, d in zip(ids, distances, strict=True)]

@@ -53,3 +53,13 @@ def test_unknown_scope_says_what_to_do(corpus: Store) -> None:
         HybridRetriever(corpus).retrieve("x", Scope(paper_id="9999.99999"))
     with pytest.raises(NotFound, match="--topic"):
         HybridRetriever(corpus).retrieve("x", Scope(topic="no such topic"))
+
+
+def test_keyword_search_matches_title_words_missing_from_the_chunk(store: Store) -> None:
+    from ingest.pipeline import Ingestor
+    from storage.records import Paper
+
+    paper = Paper(paper_id="2501.00077", title="Zyxwvut: a benchmark", abstract="We measure things carefully.")
+    Ingestor(store).run([paper])
+    hits = store.keywords.search("zyxwvut", 5)
+    assert hits and hits[0][0].startswith("2501.00077#")
