@@ -116,7 +116,9 @@ class KeywordIndex:
             bm25 = bm25s.BM25()
             bm25.index(tokens, show_progress=False)
             bm25.save(str(tmp / "index"), show_progress=False)
-        (tmp / "papertalk.json").write_text(json.dumps({"version": version, "format": INDEX_FORMAT, "n": len(ids), "chunk_ids": ids}))
+        (tmp / "papertalk.json").write_text(
+            json.dumps({"version": version, "format": INDEX_FORMAT, "n": len(ids), "chunk_ids": ids})
+        )
         shutil.rmtree(self.path, ignore_errors=True)
         tmp.rename(self.path)
         self._bm25, self._chunk_ids, self._version = bm25, ids, version
