@@ -30,7 +30,13 @@ class EmbeddingSettings(_Group):
         "`openai`: an OpenAI-compatible embeddings endpoint.",
     )
     openai_model: str = Field("text-embedding-3-small", description="Model name for the `openai` backend.")
-    batch_size: int = Field(32, ge=1, le=1024, description="Texts embedded per model call.")
+    batch_size: int = Field(
+        8,
+        ge=1,
+        le=1024,
+        description="Texts embedded per model call (8: same speed as 32 on CPU, half the peak memory; see "
+        "docs/benchmarks.md).",
+    )
     threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 lets it use every core.")
 
 

@@ -144,7 +144,7 @@ class LocalMiniLMEmbedding(BaseEmbedding):
     _model: OnnxMiniLM = PrivateAttr()
     _query_cache: dict[str, list[float]] = PrivateAttr(default_factory=dict)
 
-    def __init__(self, threads: int = 0, batch_size: int = 32, **kwargs: Any) -> None:
+    def __init__(self, threads: int = 0, batch_size: int = 8, **kwargs: Any) -> None:
         super().__init__(model_name=MODEL_NAME, embed_batch_size=batch_size, **kwargs)
         self._model = OnnxMiniLM(threads=threads)
 
