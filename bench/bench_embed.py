@@ -259,15 +259,17 @@ def profile_table(total: float, parts: list[tuple[str, float]]) -> str:
     return markdown_table(["part (cumulative)", "seconds", "share"], rows, digits=2)
 
 
-def embed_section(sample: Sample, t: Timings, padding: str, profile: str) -> str:
+def embed_section(sample: Sample, t: Timings, settings: Settings, notes: tuple[str, str]) -> str:
+    padding, profile = notes
     n, n_pdf = len(sample.chunks), sum(1 for p in sample.papers if p.has_full_text)
     cpu, wall = t.overhead(cpu=True), t.overhead(cpu=False)
     verdict = "meets" if max(cpu, wall) < 20 else ("meets by CPU time" if cpu < 20 else "misses")
     return (
         f"{n} chunks: {n_pdf} PDFs ({', '.join(SAMPLE_PDFS[:n_pdf])}) and the first "
         f"{len(sample.papers) - n_pdf} arXiv records, {sum(len(x) for x in sample.texts):,} characters embedded; "
-        f"{len(t.raw)} interleaved rounds of (a), (b), (c), best of each kept. Batch size and threads are the "
-        "defaults (32, all cores). CPU s counts every thread of the process (ONNX, tokenizers, Chroma).\n\n"
+        f"{len(t.raw)} interleaved rounds of (a), (b), (c), best of each kept. Default settings: "
+        f"{settings.embedding.batch_size} texts per model call, {settings.embedding.threads or 'all'} threads. "
+        "CPU s counts every thread of the process (ONNX, tokenizers, Chroma).\n\n"
         f"{throughput_table(n, t)}\n\n"
         f"**Result:** the full pipeline takes {cpu:+.0f}% CPU time ({wall:+.0f}% wall time) over the raw model "
         f"on the same chunks; target under 20%: it {verdict}.{wall_caution(cpu, wall)}\n\n"
@@ -383,7 +385,7 @@ def main(argv: list[str] | None = None) -> int:
         overhead = max(timings.overhead(cpu=True), timings.overhead(cpu=False))
         profile = profile_note(settings, sample, Path(tmp)) if args.profile or overhead > 20 else ""
         padding = padding_note(sample.texts, settings.embedding.batch_size)
-    body = embed_section(sample, timings, padding, profile)
+    body = embed_section(sample, timings, settings, (padding, profile))
     publish(args, "embed", "Embedding throughput (bench_embed)", MODULE, body)
     if not args.skip_lengths:
         with quiet_logs():

@@ -59,9 +59,18 @@ def child_pipeline(limit: int) -> dict[str, Any]:
             report = Ingestor(store).run(arxiv_papers(arxiv_file(), RecordFilter(limit=limit)))
         store.close()
     records = report.added + report.updated + report.unchanged
-    return {"kind": "pipeline", "records": records, "chunks": report.chunks, "problems": len(report.problems),
-            "setup_s": setup.seconds, "wall_s": run.seconds, "cpu_s": run.cpu, "rss_setup_mb": rss_setup,
-            "rss_mb": peak_rss_mb()}  # fmt: skip
+    return {
+        "kind": "pipeline",
+        "records": records,
+        "chunks": report.chunks,
+        "problems": len(report.problems),
+        "batch_size": store.settings.embedding.batch_size,
+        "setup_s": setup.seconds,
+        "wall_s": run.seconds,
+        "cpu_s": run.cpu,
+        "rss_setup_mb": rss_setup,
+        "rss_mb": peak_rss_mb(),
+    }
 
 
 def child_stream(limit: int | None) -> dict[str, Any]:
@@ -189,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
     body = (
         f"Input: shared/data/arxiv/{arxiv_file().name} ({arxiv_file().stat().st_size / 2**20:.0f} MiB gzipped). "
         "Each row is its own process; the pipeline writes into a new temporary data dir with the default "
-        "settings (chunks of 200 pieces, batch 32, all cores). Setup (loading the model, opening Chroma) is "
+        f"settings (chunks of 200 pieces, {results[0][0].get('batch_size')} texts per model call, all cores). "
+        "Setup (loading the model, opening Chroma) is "
         "not in the wall/CPU seconds; 'RSS after setup' is the peak before the first record.\n\n"
         f"{runs_table(results)}\n\n{projection(results[1][0], total)}\n\n{memory_summary(results)}"
     )
