@@ -94,7 +94,7 @@ class Ingestor:
                 report.problems.append(item)  # the caller shows the report; the log only traces the run
                 log.info("%s %s", "failed" if item.fatal else "warning", item)
             else:
-                self._take(item, report)
+                self._take_guarded(item, report)
             if self._queued_chunks >= self.batch_chunks:
                 self._flush(report)
             if progress and not (isinstance(item, Problem) and not item.fatal):
@@ -102,6 +102,15 @@ class Ingestor:
         self._flush(report)
         self.store.keywords.refresh()
         return report
+
+    def _take_guarded(self, paper: Paper, report: IngestReport) -> None:
+        """One paper whose text trips chunking (a parser surprise) is reported; the run goes on."""
+        try:
+            self._take(paper, report)
+        except (ValueError, TypeError, UnicodeError, IndexError, KeyError) as exc:
+            where = paper.path or paper.paper_id
+            report.problems.append(Problem(where, f"could not be chunked ({type(exc).__name__}: {exc})"))
+            log.info("failed %s: %s", where, exc)
 
     def _take(self, paper: Paper, report: IngestReport) -> None:
         existing = self.store.catalog.get(paper.paper_id)

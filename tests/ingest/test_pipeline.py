@@ -75,3 +75,23 @@ def test_vector_store_built_with_another_model_gives_a_clear_error(store: Store,
     Ingestor(store).run([Paper(paper_id="2501.00011", title="T", abstract="An abstract.")])
     with pytest.raises(EmbeddingModelMismatch, match="was built with all-MiniLM-L6-v2-onnx-int8"):
         VectorIndex(settings, "openai:text-embedding-3-small", 1536)
+
+
+def test_a_paper_that_breaks_chunking_is_reported_and_the_rest_is_stored(
+    store: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from ingest.chunking import Chunker
+
+    original = Chunker.chunk
+
+    def fragile(self: Chunker, paper: Paper, digest: str):  # type: ignore[no-untyped-def]
+        if paper.paper_id == "2501.00021":
+            raise TypeError("unexpected text")
+        return original(self, paper, digest)
+
+    monkeypatch.setattr(Chunker, "chunk", fragile)
+    papers = [Paper(paper_id=f"2501.0002{i}", title=f"T{i}", abstract="An abstract about agents.") for i in range(3)]
+    report = Ingestor(store).run(papers)
+    assert report.failed and report.added == 2
+    assert [p.where for p in report.errors] == ["2501.00021"] and "could not be chunked" in report.errors[0].why
+    assert store.catalog.get("2501.00021") is None and store.catalog.get("2501.00022") is not None
