@@ -97,6 +97,33 @@ def _chunk(model: str, delta: dict[str, str], finish: str | None = None) -> byte
     return f"data: {json.dumps(data)}\n\n".encode()
 
 
+EMBED_DIM = 1536
+
+
+def _bag_of_words(text: str) -> list[float]:
+    """A deterministic stand-in embedding: hashed word counts, unit length (shared words -> similar)."""
+    import hashlib
+    import math
+
+    vec = [0.0] * EMBED_DIM
+    for word in text.lower().split():
+        vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % EMBED_DIM] += 1.0
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [v / norm for v in vec]
+
+
+def _embeddings(body: dict[str, Any]) -> dict[str, Any]:
+    inputs = body.get("input") or []
+    texts = [inputs] if isinstance(inputs, str) else list(inputs)
+    data = [{"object": "embedding", "index": i, "embedding": _bag_of_words(str(t))} for i, t in enumerate(texts)]
+    return {
+        "object": "list",
+        "data": data,
+        "model": body.get("model", ""),
+        "usage": {"prompt_tokens": 0, "total_tokens": 0},
+    }
+
+
 def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         protocol_version = "HTTP/1.1"
@@ -107,6 +134,9 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length", 0)))
             request = Request(self.path, dict(self.headers), json.loads(raw or b"{}"))
+            if self.path == "/v1/embeddings":
+                server.requests.append(request)
+                return self._json(200, _embeddings(request.body))
             if self.path != "/v1/chat/completions":
                 return self._json(404, {"error": {"message": f"no route {self.path}"}})
             reply = server.next_reply(request)
