@@ -37,10 +37,10 @@ def child(batch: int) -> None:
     texts = _texts()
     model = LocalMiniLMEmbedding(batch_size=batch)
     model.embed_texts(texts[:8])  # load the model outside the timing
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     model.embed_texts(texts)
-    seconds = time.perf_counter() - start
-    emit_result({"batch": batch, "chunks": len(texts), "seconds": seconds, "rss_mb": peak_rss_mb()})
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
+    emit_result({"batch": batch, "chunks": len(texts), "seconds": seconds, "cpu": cpu, "rss_mb": peak_rss_mb()})
 
 
 def main() -> None:
@@ -57,17 +57,30 @@ def main() -> None:
     for _ in range(args.repeats):  # interleaved, best of the repeats: the machine is shared
         for size in args.sizes:
             result = run_child("bench.bench_batch", ["--child", str(size)])
-            if size not in best or result["seconds"] < best[size]["seconds"]:
+            if size not in best or result["cpu"] < best[size]["cpu"]:
                 best[size] = result
-    base = best[args.sizes[0]]["seconds"]
+    base = best[args.sizes[0]]["cpu"]
     rows = [
-        [size, r["chunks"], r["chunks"] / r["seconds"], base / r["seconds"], r["rss_mb"]]
+        [size, r["chunks"], r["chunks"] / r["seconds"], r["chunks"] / r["cpu"], base / r["cpu"], r["rss_mb"]]
         for size, r in sorted(best.items())
     ]
-    body = markdown_table(["batch size", "chunks", "chunks/s", f"speed vs batch {args.sizes[0]}", "peak RSS MiB"],
-                          rows, digits=2)
-    body += ("\n\nThe default (`PAPERTALK_EMBEDDING__BATCH_SIZE`) is the smallest batch with full throughput: "
-             "larger batches pad more and hold bigger activations without running faster on CPU.")
+    headers = [
+        "batch size",
+        "chunks",
+        "chunks/s (wall)",
+        "chunks per CPU-s",
+        f"CPU speed vs batch {args.sizes[0]}",
+        "peak RSS MiB",
+    ]
+    body = markdown_table(headers, rows, digits=2)
+    body += (
+        "\n\nBest of the repeats by CPU time (all threads of the process), which moves far less than wall "
+        "time with other work on the machine."
+    )
+    body += (
+        "\n\nThe default (`PAPERTALK_EMBEDDING__BATCH_SIZE`) is the smallest batch with full throughput: "
+        "larger batches pad more and hold bigger activations without running faster on CPU."
+    )
     publish(args, "embedding-batch", "Embedding batch size: throughput and memory", "bench.bench_batch", body)
 
 
