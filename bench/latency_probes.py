@@ -1,0 +1,225 @@
+"""The latency benchmark's measurements of one store, run in a process of its own (so its peak RSS is its own)."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from collections.abc import Callable
+from datetime import date, timedelta
+from typing import Any
+
+import numpy as np
+
+from bench.common import Stopwatch, peak_rss_mb, percentile
+from bench.latency_stores import CACHE, disk_mib, store_dir, store_settings
+
+
+class StageClock:
+    """Wraps callables so that each call adds its wall time to the current question's stage total."""
+
+    def __init__(self) -> None:
+        self.current: dict[str, float] = {}
+
+    def wrap(self, owner: Any, attr: str, stage: str) -> None:
+        inner: Callable[..., Any] = getattr(owner, attr)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            start = time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                self.current[stage] = self.current.get(stage, 0.0) + time.perf_counter() - start
+
+        setattr(owner, attr, timed)
+
+
+def instrument(assistant: Any, sentences: list[list[str]]) -> StageClock:
+    """Stage timers on the assistant's parts; `sentences` collects the texts each answer embeds."""
+    import assistant.extractive as extractive
+
+    recorded: Callable[..., Any] = extractive.similarities
+
+    def recording(model: Any, query: str, texts: list[str]) -> Any:
+        sentences.append(list(texts))
+        return recorded(model, query, texts)
+
+    extractive.similarities = recording  # type: ignore[assignment]
+    clock = StageClock()
+    retriever, store = assistant.retriever, assistant.store
+    clock.wrap(retriever, "retrieve", "retrieve")
+    clock.wrap(retriever, "_candidates", "candidates")
+    clock.wrap(retriever, "resolve", "resolve")
+    clock.wrap(store.keywords, "mask_for", "mask")
+    clock.wrap(store.vectors, "search", "dense")
+    clock.wrap(store.keywords, "search", "keyword")
+    clock.wrap(assistant.answerer, "answer", "answer")
+    clock.wrap(extractive, "similarities", "sentence_embed")
+    return clock
+
+
+def stages_of(raw: dict[str, float]) -> dict[str, float]:
+    """Milliseconds per reported stage, derived from the nested wrapped calls."""
+    names = ("candidates", "dense", "keyword", "mask", "resolve", "retrieve", "answer", "sentence_embed")
+    ms = dict.fromkeys(names, 0.0) | {k: v * 1000 for k, v in raw.items()}
+    return {
+        "query embed": ms["candidates"] - ms["dense"] - ms["keyword"],
+        "dense (Chroma)": ms["dense"],
+        "keyword (BM25)": ms["keyword"],
+        "keyword: of which paper mask": ms["mask"],
+        "scope resolve (SQLite)": ms["resolve"],
+        "fusion + hydrate": ms["retrieve"] - ms["candidates"] - ms["resolve"],
+        "answer: sentence embed": ms["sentence_embed"],
+        "answer: rest": ms["answer"] - ms["sentence_embed"],
+        "other": ms["total"] - ms["retrieve"] - ms["answer"],
+        "total": ms["total"],
+    }
+
+
+def time_questions(assistant: Any, clock: StageClock, questions: list[str], scope: Any = None) -> dict[str, Any]:
+    cache = assistant.store.embedder._query_cache
+    rows, abstained = [], 0
+    for text in questions:
+        cache.clear()  # every question pays for its own query embedding
+        clock.current = {}
+        start, cpu = time.perf_counter(), time.process_time()
+        answer = assistant.ask(text, scope)
+        clock.current["total"] = time.perf_counter() - start
+        rows.append(stages_of(clock.current) | {"cpu": (time.process_time() - cpu) * 1000})
+        abstained += answer.abstained
+    return {
+        stage: {
+            "p50": percentile([r[stage] for r in rows], 50),
+            "p95": percentile([r[stage] for r in rows], 95),
+            "mean": float(np.mean([r[stage] for r in rows])),
+            "max": max(r[stage] for r in rows),
+        }
+        for stage in rows[0]
+    } | {"abstained": abstained, "n": len(rows)}
+
+
+def interleaved(ways: dict[str, Callable[[Any], Any]], items: list[Any]) -> dict[str, dict[str, float]]:
+    """p50/p95 ms of each way over the same items, the ways taking turns (rotated) so load hits all alike."""
+    times: dict[str, list[float]] = {name: [] for name in ways}
+    names = list(ways)
+    for i, item in enumerate(items):
+        for name in names[i % len(names) :] + names[: i % len(names)]:
+            start = time.perf_counter()
+            ways[name](item)
+            times[name].append((time.perf_counter() - start) * 1000)
+    return {name: {"p50": percentile(t, 50), "p95": percentile(t, 95)} for name, t in times.items()}
+
+
+def dense_variants(store: Any, questions: list[str], since: date) -> dict[str, Any]:
+    """100-candidate dense search as the retriever does it, against Chroma asked for less; whole corpus and
+    date-scoped (Chroma's metadata filter against an unfiltered search post-filtered by the scope's papers)."""
+    vectors = [store.embedder.get_query_embedding(q) for q in questions]
+    collection = store.vectors.collection
+    published = (int(since.strftime("%Y%m%d")), 99991231)
+    in_scope = set(store.catalog.paper_ids_between(since, None))
+
+    def post_filtered(v: list[float]) -> list[str]:
+        got = collection.query(query_embeddings=[v], n_results=1000, include=["distances"])["ids"][0]
+        return [c for c in got if c.split("#", 1)[0] in in_scope][:100]
+
+    ways: dict[str, Callable[[Any], Any]] = {
+        "VectorIndex.search (as now: ids + distances)": lambda v: store.vectors.search(v, 100),
+        "collection.query returning documents + metadatas too": lambda v: collection.query(
+            query_embeddings=[v], n_results=100, include=["documents", "metadatas", "distances"]
+        ),
+        "scoped: VectorIndex.search with the published filter (as now)": lambda v: store.vectors.search(
+            v, 100, published=published
+        ),
+        "scoped: 1,000 unfiltered ids + distances, kept if in scope": post_filtered,
+    }
+    out: dict[str, Any] = interleaved(ways, vectors)
+    overlap = []
+    for v in vectors:
+        filtered = {h.chunk_id for h in store.vectors.search(v, 100, published=published)}
+        overlap.append(len(filtered & set(post_filtered(v))) / max(1, len(filtered)))
+    out["post_filter_overlap"] = float(np.mean(overlap))
+    out["scope_share"] = len(in_scope) / max(1, store.catalog.count_papers())
+    return out
+
+
+def sentence_variants(store: Any, batches: list[list[str]]) -> dict[str, Any]:
+    """p50/p95 ms of embedding each answer's pre-filtered sentences in other ways, same sentences."""
+    from storage.embeddings import OnnxMiniLM, load_tokenizer
+
+    model: OnnxMiniLM = store.embedder._model
+    short32 = OnnxMiniLM()
+    short32.__dict__.update(session=model.session, short_tokenizer=load_tokenizer(32))
+    ways: dict[str, Callable[[list[str]], Any]] = {
+        "as now: `embed_texts(short=True)`, gists ≤64 pieces": lambda t: store.embedder.embed_texts(t, short=True),
+        "all in one padded batch": lambda t: model.embed(t, short=True),
+        "one call per sentence (no padding)": lambda t: [model.embed([x], short=True) for x in t],
+        "gists cut at 32 pieces, one batch": lambda t: short32.embed(t, short=True),
+        "only the pre-filter's top 5, one batch": lambda t: model.embed(t[:5], short=True),
+    }
+    out: dict[str, Any] = interleaved(ways, batches)
+    lengths = [[sum(e.attention_mask) for e in model.short_tokenizer.encode_batch(t)] for t in batches]
+    out["pieces"] = {
+        "sentences": float(np.mean([len(x) for x in lengths])),
+        "mean": float(np.mean([np.mean(x) for x in lengths])),
+        "padded_to": float(np.mean([max(x) for x in lengths])),
+    }
+    return out
+
+
+def stored_vectors(collection: Any) -> tuple[list[str], np.ndarray]:
+    ids: list[str] = []
+    arrays = []
+    for offset in range(0, collection.count(), 5000):
+        got = collection.get(include=["embeddings"], limit=5000, offset=offset)
+        ids += got["ids"]
+        arrays.append(np.asarray(got["embeddings"], dtype=np.float32))
+    return ids, np.concatenate(arrays)
+
+
+def recall(store: Any, questions: list[str]) -> dict[str, float]:
+    """Chroma's top-k ids against exact cosine top-k over the same stored vectors."""
+    ids, matrix = stored_vectors(store.vectors.collection)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    out = {}
+    for k in (10, 100):
+        hits = []
+        for text in questions:
+            q = np.asarray(store.embedder.get_query_embedding(text), dtype=np.float32)
+            exact = {ids[i] for i in np.argpartition(-(matrix @ q), k - 1)[:k]}
+            found = {h.chunk_id for h in store.vectors.search(q.tolist(), k)}
+            hits.append(len(found & exact) / k)
+        out[f"recall@{k}"] = float(np.mean(hits))
+    return out
+
+
+def measure(label: str, n_questions: int, n_scoped: int) -> dict[str, Any]:
+    from assistant.service import Assistant
+    from assistant.types import Scope
+    from storage.store import Store
+
+    saved = json.loads((CACHE / "questions.json").read_text())
+    questions: list[str] = saved["questions"]
+    timed, warm = questions[:n_questions], questions[n_questions:]
+    load_start = os.getloadavg()[0]
+    with Stopwatch() as cold:
+        store = Store(store_settings(label))
+        assistant = Assistant(store)
+        assistant.ask(warm[0])
+    for text in warm[1:]:
+        assistant.ask(text)
+    sentences: list[list[str]] = []
+    clock = instrument(assistant, sentences)
+    result: dict[str, Any] = {"label": label, "cold_s": cold.seconds, "all": time_questions(assistant, clock, timed)}
+    answered = sentences[:]
+    since = date.fromisoformat(saved["newest"]) - timedelta(days=180)
+    result["scoped"] = time_questions(assistant, clock, timed[:n_scoped], Scope(since=since))
+    result["scoped_since"] = since.isoformat()
+    result["peak_rss_mib"] = peak_rss_mb()
+    result["load"] = [load_start, os.getloadavg()[0]]
+    result["dense_raw"] = dense_variants(store, timed, since)
+    result["sentence_raw"] = sentence_variants(store, answered)
+    result |= recall(store, timed)
+    result["disk_mib"] = disk_mib(store_dir(label))
+    result["hnsw"] = store.vectors.collection.configuration_json.get("hnsw")
+    result["embed_batch"] = store.embedder.embed_batch_size
+    return result
