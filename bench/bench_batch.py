@@ -78,8 +78,8 @@ def main() -> None:
         "time with other work on the machine."
     )
     body += (
-        "\n\nThe default (`PAPERTALK_EMBEDDING__BATCH_SIZE`) is the smallest batch with full throughput: "
-        "larger batches pad more and hold bigger activations without running faster on CPU."
+        "\n\nThe default (`PAPERTALK_EMBEDDING__BATCH_SIZE`) follows this table: on CPU, larger batches pad "
+        "shorter texts to the longest and hold bigger activations without running faster."
     )
     publish(args, "embedding-batch", "Embedding batch size: throughput and memory", "bench.bench_batch", body)
 

@@ -31,12 +31,13 @@ class EmbeddingSettings(_Group):
     )
     openai_model: str = Field("text-embedding-3-small", description="Model name for the `openai` backend.")
     batch_size: int = Field(
-        8,
+        1,
         ge=1,
         le=1024,
-        description="Texts embedded per model call (8: same speed as 32 on CPU, half the peak memory; see "
-        "docs/benchmarks.md).",
+        description="Texts per call of the local model. 1 is fastest per CPU-second and smallest in memory on CPU "
+        "(no padding; see docs/benchmarks.md).",
     )
+    openai_batch_size: int = Field(64, ge=1, le=2048, description="Texts per request to an embeddings API.")
     threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 lets it use every core.")
 
 

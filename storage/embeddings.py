@@ -144,7 +144,7 @@ class LocalMiniLMEmbedding(BaseEmbedding):
     _model: OnnxMiniLM = PrivateAttr()
     _query_cache: dict[str, list[float]] = PrivateAttr(default_factory=dict)
 
-    def __init__(self, threads: int = 0, batch_size: int = 8, **kwargs: Any) -> None:
+    def __init__(self, threads: int = 0, batch_size: int = 1, **kwargs: Any) -> None:
         super().__init__(model_name=MODEL_NAME, embed_batch_size=batch_size, **kwargs)
         self._model = OnnxMiniLM(threads=threads)
 
@@ -208,7 +208,7 @@ def build_embedding(settings: Settings) -> BaseEmbedding:
         model=cfg.openai_model,
         api_key=settings.llm_api_key(),
         api_base=settings.llm_base_url(),
-        embed_batch_size=cfg.batch_size,
+        embed_batch_size=cfg.openai_batch_size,
     )
 
 
