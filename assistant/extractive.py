@@ -17,7 +17,7 @@ from assistant.sentences import Sentence, split_sentences
 from assistant.types import Answer, AnswerSentence, Citation, Passage
 from papertalk.settings import AnswerSettings
 
-PREFILTER = 10  # sentences embedded per question (the rest are ranked out by keyword overlap and rank)
+PREFILTER = 6  # sentences embedded per question; 6 and 10 gave the same Ask PDF scores (docs/benchmarks.md)
 MIN_CHARS, MAX_CHARS = 25, 600
 NOT_ANSWERED = "The indexed papers don't answer this question."
 
