@@ -10,8 +10,11 @@ from assistant.types import Passage, Scope
 from papertalk.errors import NotFound
 from papertalk.settings import RetrievalSettings
 from storage.store import Store
+from storage.vectors import VectorHit
 
 log = logging.getLogger(__name__)
+WIDE_SCOPE = 500  # papers; wider scopes filter dense results after the search instead of inside Chroma
+OVERFETCH = 10
 
 
 @dataclass(frozen=True)
@@ -80,11 +83,23 @@ class HybridRetriever:
     def _candidates(self, query: str, scope: ResolvedScope) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
         n = self.settings.candidates
         vector = self.store.embedder.get_query_embedding(query)
-        dense_ids = scope.paper_ids if scope.published is None or scope.paper_ids is None else None
-        hits = self.store.vectors.search(vector, n, paper_ids=dense_ids, published=scope.published)
+        hits = self._dense(vector, n, scope)
         dense = [(h.chunk_id, h.score) for h in hits]
         keyword = self.store.keywords.search(query, n, paper_ids=scope.paper_ids)
         return dense, keyword
+
+    def _dense(self, vector: list[float], n: int, scope: ResolvedScope) -> list[VectorHit]:
+        """Nearest chunks in scope. A wide scope (a topic, a date range) searches unfiltered and keeps what is in
+        scope: Chroma's metadata filter costs ~1 s at 112k papers, an over-fetch ~10 ms (docs/benchmarks.md)."""
+        vectors = self.store.vectors
+        if scope.paper_ids is None:
+            return vectors.search(vector, n)
+        if len(scope.paper_ids) > WIDE_SCOPE:
+            allowed = set(scope.paper_ids)
+            hits = [h for h in vectors.search(vector, n * OVERFETCH) if h.paper_id in allowed][:n]
+            if len(hits) >= n // 2:
+                return hits
+        return vectors.search(vector, n, paper_ids=scope.paper_ids)
 
     def _hydrate(
         self, fused: list[tuple[str, float]], dense: dict[str, float], keyword: dict[str, float]

@@ -63,3 +63,24 @@ def test_keyword_search_matches_title_words_missing_from_the_chunk(store: Store)
     Ingestor(store).run([paper])
     hits = store.keywords.search("zyxwvut", 5)
     assert hits and hits[0][0].startswith("2501.00077#")
+
+
+def test_wide_scopes_filter_after_the_search_and_stay_in_scope(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import assistant.retrieval as retrieval
+
+    question = "reinforcement learning for language model agents"
+    members = set(corpus.topics.paper_ids(corpus.topics.get(TOPIC).slug))
+    filtered = HybridRetriever(corpus).retrieve(question, Scope(topic=TOPIC), k=8)
+    monkeypatch.setattr(retrieval, "WIDE_SCOPE", 5)  # the 30-paper topic now counts as wide
+    calls: list[object] = []
+    original = corpus.vectors.search
+
+    def spy(vector, k, paper_ids=None, published=None):  # type: ignore[no-untyped-def]
+        calls.append(paper_ids)
+        return original(vector, k, paper_ids=paper_ids, published=published)
+
+    monkeypatch.setattr(corpus.vectors, "search", spy)
+    wide = HybridRetriever(corpus).retrieve(question, Scope(topic=TOPIC), k=8)
+    assert calls[0] is None  # searched unfiltered, then kept what is in scope
+    assert wide and {p.paper_id for p in wide} <= members
+    assert [p.chunk_id for p in wide] == [p.chunk_id for p in filtered]
