@@ -7,6 +7,7 @@ import os
 import time
 from collections.abc import Callable
 from datetime import date, timedelta
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -110,36 +111,48 @@ def interleaved(ways: dict[str, Callable[[Any], Any]], items: list[Any]) -> dict
     return {name: {"p50": percentile(t, 50), "p95": percentile(t, 95)} for name, t in times.items()}
 
 
-def dense_variants(store: Any, questions: list[str], since: date) -> dict[str, Any]:
-    """100-candidate dense search as the retriever does it, against Chroma asked for less; whole corpus and
-    date-scoped (Chroma's metadata filter against an unfiltered search post-filtered by the scope's papers)."""
-    vectors = [store.embedder.get_query_embedding(q) for q in questions]
-    collection = store.vectors.collection
-    published = (int(since.strftime("%Y%m%d")), 99991231)
-    in_scope = set(store.catalog.paper_ids_between(since, None))
+WINDOWS = {"scoped": 180, "narrow": 14}  # days before the newest paper: a wide and a narrow date scope
+VARIANT_QUESTIONS = 30  # questions for the variant tables (a filtered Chroma search can take a second)
 
-    def post_filtered(v: list[float]) -> list[str]:
-        got = collection.query(query_embeddings=[v], n_results=1000, include=["distances"])["ids"][0]
-        return [c for c in got if c.split("#", 1)[0] in in_scope][:100]
 
+def dense_variants(store: Any, questions: list[str], newest: date) -> dict[str, Any]:
+    """100-candidate dense search, same query vectors: whole corpus, and each date window through Chroma's
+    `published` filter, a `paper_id $in` filter (narrow window) and an unfiltered 1,000 kept if in scope."""
+    vectors = [store.embedder.get_query_embedding(q) for q in questions[:VARIANT_QUESTIONS]]
+    search, collection = store.vectors.search, store.vectors.collection
     ways: dict[str, Callable[[Any], Any]] = {
-        "VectorIndex.search (as now: ids + distances)": lambda v: store.vectors.search(v, 100),
-        "collection.query returning documents + metadatas too": lambda v: collection.query(
+        "whole corpus: VectorIndex.search (ids + distances)": lambda v: search(v, 100),
+        "whole corpus: Chroma returning documents + metadatas too": lambda v: collection.query(
             query_embeddings=[v], n_results=100, include=["documents", "metadatas", "distances"]
         ),
-        "scoped: VectorIndex.search with the published filter (as now)": lambda v: store.vectors.search(
-            v, 100, published=published
-        ),
-        "scoped: 1,000 unfiltered ids + distances, kept if in scope": post_filtered,
     }
-    out: dict[str, Any] = interleaved(ways, vectors)
-    overlap = []
-    for v in vectors:
-        filtered = {h.chunk_id for h in store.vectors.search(v, 100, published=published)}
-        overlap.append(len(filtered & set(post_filtered(v))) / max(1, len(filtered)))
-    out["post_filter_overlap"] = float(np.mean(overlap))
-    out["scope_share"] = len(in_scope) / max(1, store.catalog.count_papers())
+    out: dict[str, Any] = {}
+    for key, days in WINDOWS.items():
+        since = newest - timedelta(days=days)
+        ids = store.catalog.paper_ids_between(since, None)
+        published = (int(since.strftime("%Y%m%d")), 99991231)
+        ways[f"{days} days: Chroma `published` filter"] = partial(search, k=100, published=published)
+        if len(ids) <= 5000:
+            ways[f"{days} days: Chroma `paper_id $in` filter"] = partial(search, k=100, paper_ids=ids)
+        ways[f"{days} days: 1,000 unfiltered, kept if in scope"] = partial(post_filtered, search, set(ids))
+        kept = [post_filtered(search, set(ids), v) for v in vectors]
+        exact = [{h.chunk_id for h in search(v, 100, published=published)} for v in vectors]
+        out[key] = {
+            "papers": len(ids),
+            "share": len(ids) / max(1, store.catalog.count_papers()),
+            "kept": float(np.mean([len(k) for k in kept])),
+            "overlap": float(np.mean([shared(e, k) for e, k in zip(exact, kept, strict=True)])),
+        }
+    out["times"] = interleaved(ways, vectors)
     return out
+
+
+def shared(exact: set[str], hits: list[Any]) -> float:
+    return len(exact & {h.chunk_id for h in hits}) / max(1, len(exact))
+
+
+def post_filtered(search: Callable[..., Any], allowed: set[str], vector: list[float]) -> list[Any]:
+    return [h for h in search(vector, 1000) if h.paper_id in allowed][:100]
 
 
 def sentence_variants(store: Any, batches: list[list[str]]) -> dict[str, Any]:
@@ -154,7 +167,7 @@ def sentence_variants(store: Any, batches: list[list[str]]) -> dict[str, Any]:
         "all in one padded batch": lambda t: model.embed(t, short=True),
         "one call per sentence (no padding)": lambda t: [model.embed([x], short=True) for x in t],
         "gists cut at 32 pieces, one batch": lambda t: short32.embed(t, short=True),
-        "only the pre-filter's top 5, one batch": lambda t: model.embed(t[:5], short=True),
+        "only the pre-filter's top half, one batch": lambda t: model.embed(t[: len(t) // 2], short=True),
     }
     out: dict[str, Any] = interleaved(ways, batches)
     lengths = [[sum(e.attention_mask) for e in model.short_tokenizer.encode_batch(t)] for t in batches]
@@ -211,13 +224,14 @@ def measure(label: str, n_questions: int, n_scoped: int) -> dict[str, Any]:
     clock = instrument(assistant, sentences)
     result: dict[str, Any] = {"label": label, "cold_s": cold.seconds, "all": time_questions(assistant, clock, timed)}
     answered = sentences[:]
-    since = date.fromisoformat(saved["newest"]) - timedelta(days=180)
-    result["scoped"] = time_questions(assistant, clock, timed[:n_scoped], Scope(since=since))
-    result["scoped_since"] = since.isoformat()
+    newest = date.fromisoformat(saved["newest"])
+    for key, days in WINDOWS.items():
+        since = newest - timedelta(days=days)
+        result[key] = time_questions(assistant, clock, timed[:n_scoped], Scope(since=since)) | {"since": str(since)}
     result["peak_rss_mib"] = peak_rss_mb()
     result["load"] = [load_start, os.getloadavg()[0]]
-    result["dense_raw"] = dense_variants(store, timed, since)
-    result["sentence_raw"] = sentence_variants(store, answered)
+    result["dense_raw"] = dense_variants(store, timed, newest)
+    result["sentence_raw"] = sentence_variants(store, answered[:VARIANT_QUESTIONS])
     result |= recall(store, timed)
     result["disk_mib"] = disk_mib(store_dir(label))
     result["hnsw"] = store.vectors.collection.configuration_json.get("hnsw")
