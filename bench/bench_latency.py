@@ -13,6 +13,10 @@ exact cosine search over the vectors stored in Chroma.
 
     nice -n 10 python -m bench.bench_latency                  # everything, cached steps skipped
     nice -n 10 python -m bench.bench_latency --phase prepare  # only chunk + embed (resumable)
+    python -m bench.bench_latency --phase measure             # time the built stores (needs a quiet machine)
+
+The first run embeds ~210k chunk gists: about 1.5 h on 2 free cores, 2.5 h on the shared machine (run it
+in the background; a killed run resumes). Once everything is cached, `--phase measure` takes ~5 min.
 """
 
 from __future__ import annotations

@@ -139,7 +139,19 @@ def cached_vectors() -> tuple[list[str], np.ndarray]:
     return keys[: len(vectors)], vectors
 
 
+def embedded_all() -> bool:
+    keys = CACHE / "keys.json"
+    if not keys.exists():
+        return False
+    n = len(json.loads(keys.read_text()))
+    return all((CACHE / "parts" / f"{i:04d}.npy").exists() for i in range(-(-n // PART)))
+
+
 def prepare() -> None:
+    """Plan, questions, and every chunk's gist vector; nothing is redone once all parts are cached."""
+    if (CACHE / "questions.json").exists() and embedded_all():
+        log.info("every chunk vector is cached in %s", CACHE)
+        return
     papers = load_papers()
     plan = make_plan(papers)
     write_questions(papers, plan)
