@@ -38,3 +38,11 @@ class NetworkError(PapertalkError):
 
 class NotFound(PapertalkError):
     """A paper, topic or chat that the user named does not exist."""
+
+
+class InvalidQuestion(PapertalkError):
+    """A question that cannot be asked, such as an empty one."""
+
+
+class NothingIndexed(PapertalkError):
+    """The store holds no indexed paper yet, so there is nothing to answer from."""
