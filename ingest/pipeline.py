@@ -4,8 +4,9 @@ Order of writes per batch (what makes a killed run safe to rerun):
 1. catalog: papers recorded as `pending`;
 2. Chroma: the papers' old chunks deleted, new chunks added (ids are deterministic);
 3. catalog: chunk rows replaced and papers marked `indexed`, in one transaction.
-A rerun redoes every paper that is still pending; an indexed paper with the same content hash is skipped
-without embedding anything.
+A rerun redoes every paper that is still pending; an indexed paper with the same content hash, chunked
+with the same settings and embedding model (its `chunking` fingerprint), is skipped without embedding
+anything. The same content chunked differently is re-chunked and re-embedded.
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from ingest.chunking import Chunker
+from papertalk.settings import Settings
 from storage.catalog import PaperRow
-from storage.embeddings import embed_texts
+from storage.embeddings import embed_texts, embedding_identity
 from storage.records import Chunk, Paper, Problem
 from storage.store import Store
 
@@ -32,6 +34,7 @@ class IngestReport:
     added: int = 0
     updated: int = 0
     unchanged: int = 0
+    rechunked: int = 0  # same content, chunked before with other settings or another embedding model
     chunks: int = 0
     problems: list[Problem] = field(default_factory=list)
     paper_ids: list[str] = field(default_factory=list)
@@ -49,10 +52,28 @@ class IngestReport:
         return [p for p in self.problems if not p.fatal]
 
     def summary(self) -> str:
-        return (
-            f"{self.added} added, {self.updated} updated, {self.unchanged} unchanged, "
-            f"{self.chunks} chunks embedded, {len(self.errors)} failed, {len(self.warnings)} warnings"
-        )
+        counts = [f"{self.added} added", f"{self.updated} updated", f"{self.unchanged} unchanged"]
+        if self.rechunked:
+            counts.append(f"{self.rechunked} re-chunked (chunking settings changed)")
+        counts += [f"{self.chunks} chunks embedded", f"{len(self.errors)} failed", f"{len(self.warnings)} warnings"]
+        return ", ".join(counts)
+
+
+def chunking_fingerprint(settings: Settings) -> str:
+    """What a paper's chunks depend on besides its content: the chunk sizes and the embedding model."""
+    c = settings.chunking
+    return f"{embedding_identity(settings)[0]} c{c.chunk_tokens}/o{c.overlap_tokens}/t{c.title_tokens}"
+
+
+@dataclass
+class _Queued:
+    """A paper waiting for its batch: its chunks, and its status before this run (None: new)."""
+
+    paper: Paper
+    digest: str
+    chunks: list[Chunk]
+    status: str | None
+    rechunk: bool = False
 
 
 def _yyyymmdd(paper: Paper) -> int:
@@ -83,8 +104,10 @@ class Ingestor:
         self.store = store
         self.batch_chunks = batch_chunks
         self.chunker = Chunker(store.settings.chunking)
-        self._queue: dict[str, tuple[Paper, str, list[Chunk], str | None]] = {}  # status before this run
+        self.fingerprint = chunking_fingerprint(store.settings)
+        self._queue: dict[str, _Queued] = {}
         self._queued_chunks = 0
+        self._unrecorded: list[str] = []  # unchanged papers whose chunking was never recorded
 
     def run(self, items: Iterable[Paper | Problem], progress: ProgressFn | None = None) -> IngestReport:
         _ = self.store.vectors  # opened first: an unreachable Chroma server fails the run before any work
@@ -122,32 +145,42 @@ class Ingestor:
             return
         paper = merge_with_existing(paper, existing)
         digest = paper.content_hash()
-        if existing and existing.status == "indexed" and existing.content_hash == digest:
+        same = existing is not None and existing.status == "indexed" and existing.content_hash == digest
+        if same and existing and existing.chunking in (None, self.fingerprint):
+            if existing.chunking is None:  # chunked before fingerprints were recorded: taken as current
+                self._unrecorded.append(paper.paper_id)
             report.unchanged += 1
             return
-        chunks = self.chunker.chunk(paper, digest)
-        previous = self._queue.pop(paper.paper_id, None)
+        status = existing.status if existing else None
+        self._enqueue(_Queued(paper, digest, self.chunker.chunk(paper, digest), status, rechunk=same))
+
+    def _enqueue(self, item: _Queued) -> None:
+        previous = self._queue.pop(item.paper.paper_id, None)
         if previous:
-            self._queued_chunks -= len(previous[2])
-        self._queue[paper.paper_id] = (paper, digest, chunks, existing.status if existing else None)
-        self._queued_chunks += len(chunks)
+            self._queued_chunks -= len(previous.chunks)
+        self._queue[item.paper.paper_id] = item
+        self._queued_chunks += len(item.chunks)
 
     def _flush(self, report: IngestReport) -> None:
+        self.store.catalog.set_chunking(self._unrecorded, self.fingerprint)
+        self._unrecorded = []
         if not self._queue:
             return
         queued = list(self._queue.values())
         self._queue, self._queued_chunks = {}, 0
-        papers = [p for p, _, _, _ in queued]
-        chunks = [c for _, _, cs, _ in queued for c in cs]
+        papers = [q.paper for q in queued]
+        chunks = [c for q in queued for c in q.chunks]
         catalog, vectors = self.store.catalog, self.store.vectors
-        catalog.mark_pending(papers, {p.paper_id: h for p, h, _, _ in queued})
-        vectors.delete_papers([p.paper_id for p, _, _, status in queued if status is not None])
+        catalog.mark_pending(papers, {q.paper.paper_id: q.digest for q in queued}, self.fingerprint)
+        vectors.delete_papers([q.paper.paper_id for q in queued if q.status is not None])
         embeddings = embed_texts(self.store.embedder, [c.embed_text for c in chunks])
         vectors.add(chunks, embeddings, {p.paper_id: _yyyymmdd(p) for p in papers})
         catalog.mark_indexed([p.paper_id for p in papers], chunks)
         report.chunks += len(chunks)
-        for _, _, _, status in queued:
-            if status == "indexed":
+        for q in queued:
+            if q.rechunk:
+                report.rechunked += 1
+            elif q.status == "indexed":
                 report.updated += 1
             else:
                 report.added += 1

@@ -42,6 +42,7 @@ class PaperRow:
     n_pages: int
     n_chunks: int
     status: str
+    chunking: str | None = None  # chunking settings + embedding model of its chunks (None: before recorded)
 
     @property
     def year(self) -> int | None:
@@ -98,6 +99,7 @@ def _paper_from_row(row: sqlite3.Row) -> PaperRow:
         n_pages=row["n_pages"],
         n_chunks=row["n_chunks"],
         status=row["status"],
+        chunking=row["chunking"],
     )
 
 
@@ -203,8 +205,11 @@ class Catalog:
             sql, params = sql + " AND published <= ?", [*params, until.isoformat()]
         return [r[0] for r in self.query(sql, params)]
 
-    def mark_pending(self, papers: list[Paper], hashes: dict[str, str]) -> None:
-        """Record (or update) papers as pending before their chunks are touched in the vector store."""
+    def mark_pending(self, papers: list[Paper], hashes: dict[str, str], chunking: str | None = None) -> None:
+        """Record (or update) papers as pending before their chunks are touched in the vector store.
+
+        `chunking` names the chunking settings and embedding model the new chunks are made with.
+        """
         now = _now()
         rows = [
             (
@@ -219,19 +224,20 @@ class Catalog:
                 p.path,
                 hashes[p.paper_id],
                 len(p.pages),
+                chunking,
                 now,
                 now,
             )
             for p in papers
         ]
         sql = """INSERT INTO papers(paper_id, title, authors, abstract, categories, published, source, arxiv_id,
-                     path, content_hash, n_pages, status, added_at, updated_at)
-                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+                     path, content_hash, n_pages, chunking, status, added_at, updated_at)
+                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
                  ON CONFLICT(paper_id) DO UPDATE SET title = excluded.title, authors = excluded.authors,
                      abstract = excluded.abstract, categories = excluded.categories,
                      published = excluded.published, source = excluded.source, arxiv_id = excluded.arxiv_id,
                      path = excluded.path, content_hash = excluded.content_hash, n_pages = excluded.n_pages,
-                     status = 'pending', updated_at = excluded.updated_at"""
+                     chunking = excluded.chunking, status = 'pending', updated_at = excluded.updated_at"""
         self.transaction([(sql, rows)])
 
     def mark_indexed(self, paper_ids: list[str], chunks: list[Chunk]) -> None:
@@ -260,6 +266,12 @@ class Catalog:
                 ),
             ]
         )
+
+    def set_chunking(self, paper_ids: list[str], chunking: str) -> None:
+        """Record the chunking of papers whose chunks predate this record (they are kept as they are)."""
+        if paper_ids:
+            rows = [(chunking, p) for p in paper_ids]
+            self.transaction([("UPDATE papers SET chunking = ? WHERE paper_id = ?", rows)])
 
     def update_metadata(self, paper: Paper) -> None:
         """Refresh bibliographic fields only (the chunks stay): metadata arriving for a full-text paper."""

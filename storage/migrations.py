@@ -135,3 +135,9 @@ CREATE TABLE IF NOT EXISTS chat_turns (
 CREATE INDEX IF NOT EXISTS chat_turns_chat ON chat_turns(chat_id)
 """,
     )
+
+
+@migration
+def m002_chunking(db: sqlite3.Connection) -> None:
+    """Per paper, the chunking settings and embedding model its chunks were made with (NULL: not recorded)."""
+    db.execute("ALTER TABLE papers ADD COLUMN chunking TEXT")
