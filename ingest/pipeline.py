@@ -14,8 +14,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 
 from ingest.chunking import Chunker
+from ingest.pdf import file_digest
 from papertalk.settings import Settings
 from storage.catalog import PaperRow
 from storage.embeddings import embed_texts, embedding_identity
@@ -38,6 +40,7 @@ class IngestReport:
     chunks: int = 0
     problems: list[Problem] = field(default_factory=list)
     paper_ids: list[str] = field(default_factory=list)
+    files: list[tuple[str, str]] = field(default_factory=list)  # (file, paper id) of each paper read from a file
 
     @property
     def failed(self) -> bool:
@@ -81,20 +84,37 @@ def _yyyymmdd(paper: Paper) -> int:
 
 
 def merge_with_existing(paper: Paper, existing: PaperRow | None) -> Paper:
-    """A PDF of a paper known from metadata keeps the metadata's bibliographic fields (and vice versa)."""
-    if existing is None:
+    """A PDF of a paper known from metadata keeps the metadata's bibliographic fields and source.
+
+    A merged record (`arxiv-metadata+pdf`) is never downgraded by another PDF of it: title, authors,
+    abstract, categories, dates and source stay; only the text is the new file's. A paper that never had
+    metadata (source `pdf`) takes the new file's guesses, and full text that brings its own metadata (the
+    arXiv API) replaces full text.
+    """
+    if existing is None or not paper.has_full_text or existing.source == "pdf":
         return paper
-    if paper.has_full_text and not existing.has_full_text and existing.source != "pdf":
-        return replace(
-            paper,
-            title=existing.title,
-            authors=existing.authors,
-            abstract=existing.abstract,
-            categories=existing.categories,
-            published=existing.published,
-            source=f"{existing.source}+pdf",
-        )
-    return paper
+    if existing.has_full_text and paper.source != "pdf":
+        return paper
+    return replace(
+        paper,
+        title=existing.title,
+        authors=existing.authors,
+        abstract=existing.abstract,
+        categories=existing.categories,
+        published=existing.published,
+        arxiv_id=existing.arxiv_id or paper.arxiv_id,
+        source=existing.source if existing.has_full_text else f"{existing.source}+pdf",
+    )
+
+
+def with_file_hash(paper: Paper) -> Paper:
+    """The paper with the SHA-256 of the file it was read from (None when it has no readable file)."""
+    if paper.file_hash or not paper.path or not paper.has_full_text:
+        return paper
+    try:
+        return replace(paper, file_hash=file_digest(Path(paper.path)))
+    except OSError:
+        return paper
 
 
 class Ingestor:
@@ -108,6 +128,7 @@ class Ingestor:
         self._queue: dict[str, _Queued] = {}
         self._queued_chunks = 0
         self._unrecorded: list[str] = []  # unchanged papers whose chunking was never recorded
+        self._known_files: list[tuple[str, str]] = []  # (SHA-256, paper id) of unchanged papers' files
 
     def run(self, items: Iterable[Paper | Problem], progress: ProgressFn | None = None) -> IngestReport:
         _ = self.store.vectors  # opened first: an unreachable Chroma server fails the run before any work
@@ -136,8 +157,11 @@ class Ingestor:
             log.info("failed %s: %s", where, exc)
 
     def _take(self, paper: Paper, report: IngestReport) -> None:
+        paper = with_file_hash(paper)
         existing = self.store.catalog.get(paper.paper_id)
         report.paper_ids.append(paper.paper_id)
+        if paper.path:
+            report.files.append((paper.path, paper.paper_id))
         if existing and existing.has_full_text and not paper.has_full_text and existing.status == "indexed":
             # Metadata for a paper we already hold in full text: refresh its fields, keep its chunks.
             self.store.catalog.update_metadata(replace(paper, pages=[]))
@@ -149,6 +173,8 @@ class Ingestor:
         if same and existing and existing.chunking in (None, self.fingerprint):
             if existing.chunking is None:  # chunked before fingerprints were recorded: taken as current
                 self._unrecorded.append(paper.paper_id)
+            if paper.file_hash:
+                self._known_files.append((paper.file_hash, paper.paper_id))
             report.unchanged += 1
             return
         status = existing.status if existing else None
@@ -163,7 +189,8 @@ class Ingestor:
 
     def _flush(self, report: IngestReport) -> None:
         self.store.catalog.set_chunking(self._unrecorded, self.fingerprint)
-        self._unrecorded = []
+        self.store.catalog.record_files(self._known_files)
+        self._unrecorded, self._known_files = [], []
         if not self._queue:
             return
         queued = list(self._queue.values())

@@ -78,6 +78,8 @@ def _print_report(report: IngestReport) -> None:
         err_console.print(f"[yellow]warning[/yellow] {escape(str(problem))}", highlight=False, soft_wrap=True)
     if len(report.warnings) > 20:
         err_console.print(f"[yellow]… and {len(report.warnings) - 20} more warnings[/yellow]")
+    for path, paper_id in report.files:  # which paper each file became
+        console.print(f"{escape(path)} → {escape(paper_id)}", highlight=False, soft_wrap=True)
     console.print(report.summary())
 
 

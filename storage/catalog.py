@@ -20,6 +20,11 @@ from typing import Any
 from storage.migrations import migrate, schema_version
 from storage.records import Chunk, Paper
 
+_RECORD_FILE = (
+    "INSERT INTO paper_files(sha256, paper_id, added_at) VALUES(?, ?, ?) "
+    "ON CONFLICT(sha256) DO UPDATE SET paper_id = excluded.paper_id"
+)
+
 
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
@@ -238,7 +243,23 @@ class Catalog:
                      published = excluded.published, source = excluded.source, arxiv_id = excluded.arxiv_id,
                      path = excluded.path, content_hash = excluded.content_hash, n_pages = excluded.n_pages,
                      chunking = excluded.chunking, status = 'pending', updated_at = excluded.updated_at"""
-        self.transaction([(sql, rows)])
+        files = [(p.file_hash, p.paper_id, now) for p in papers if p.file_hash]
+        self.transaction([(sql, rows), (_RECORD_FILE, files)] if files else [(sql, rows)])
+
+    def record_files(self, files: list[tuple[str, str]]) -> None:
+        """Remember that the files (SHA-256, paper id) hold these papers."""
+        if files:
+            now = _now()
+            self.transaction([(_RECORD_FILE, [(sha, pid, now) for sha, pid in files])])
+
+    def paper_of_file(self, sha256: str) -> str | None:
+        """The id of the indexed paper that a file with these bytes was ingested as, if any."""
+        rows = self.query(
+            "SELECT f.paper_id FROM paper_files f JOIN papers p ON p.paper_id = f.paper_id "
+            "WHERE f.sha256 = ? AND p.status = 'indexed'",
+            (sha256,),
+        )
+        return rows[0][0] if rows else None
 
     def mark_indexed(self, paper_ids: list[str], chunks: list[Chunk]) -> None:
         """Replace the papers' chunk rows and mark them indexed, atomically."""

@@ -141,3 +141,15 @@ CREATE INDEX IF NOT EXISTS chat_turns_chat ON chat_turns(chat_id)
 def m002_chunking(db: sqlite3.Connection) -> None:
     """Per paper, the chunking settings and embedding model its chunks were made with (NULL: not recorded)."""
     db.execute("ALTER TABLE papers ADD COLUMN chunking TEXT")
+
+
+@migration
+def m003_paper_files(db: sqlite3.Connection) -> None:
+    """The files (by SHA-256 of their bytes) known to hold a paper, so a known file is not parsed again."""
+    _run(
+        db,
+        """
+CREATE TABLE paper_files (sha256 TEXT PRIMARY KEY, paper_id TEXT NOT NULL, added_at TEXT NOT NULL);
+CREATE INDEX paper_files_paper ON paper_files(paper_id)
+""",
+    )

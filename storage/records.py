@@ -21,6 +21,7 @@ class Paper:
     pages: list[str] = field(default_factory=list)
     arxiv_id: str | None = None
     path: str | None = None
+    file_hash: str | None = None  # SHA-256 of the file's bytes, for papers read from a file
 
     @property
     def has_full_text(self) -> bool:
