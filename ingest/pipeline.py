@@ -14,10 +14,9 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
-from pathlib import Path
 
 from ingest.chunking import Chunker
-from ingest.pdf import file_digest
+from ingest.identity import identity_keys, with_file_identity
 from papertalk.settings import Settings
 from storage.catalog import PaperRow
 from storage.embeddings import embed_texts, embedding_identity
@@ -103,18 +102,9 @@ def merge_with_existing(paper: Paper, existing: PaperRow | None) -> Paper:
         categories=existing.categories,
         published=existing.published,
         arxiv_id=existing.arxiv_id or paper.arxiv_id,
+        doi=existing.doi or paper.doi,
         source=existing.source if existing.has_full_text else f"{existing.source}+pdf",
     )
-
-
-def with_file_hash(paper: Paper) -> Paper:
-    """The paper with the SHA-256 of the file it was read from (None when it has no readable file)."""
-    if paper.file_hash or not paper.path or not paper.has_full_text:
-        return paper
-    try:
-        return replace(paper, file_hash=file_digest(Path(paper.path)))
-    except OSError:
-        return paper
 
 
 class Ingestor:
@@ -127,7 +117,8 @@ class Ingestor:
         self.fingerprint = chunking_fingerprint(store.settings)
         self._queue: dict[str, _Queued] = {}
         self._queued_chunks = 0
-        self._unrecorded: list[str] = []  # unchanged papers whose chunking was never recorded
+        self._queued_keys: set[tuple[str, str]] = set()  # identity keys of the queued papers read from files
+        self._incomplete: list[tuple[str, str, str | None]] = []  # unchanged papers missing chunking or DOI
         self._known_files: list[tuple[str, str]] = []  # (SHA-256, paper id) of unchanged papers' files
 
     def run(self, items: Iterable[Paper | Problem], progress: ProgressFn | None = None) -> IngestReport:
@@ -157,8 +148,7 @@ class Ingestor:
             log.info("failed %s: %s", where, exc)
 
     def _take(self, paper: Paper, report: IngestReport) -> None:
-        paper = with_file_hash(paper)
-        existing = self.store.catalog.get(paper.paper_id)
+        paper, existing = self._locate(paper, report)
         report.paper_ids.append(paper.paper_id)
         if paper.path:
             report.files.append((paper.path, paper.paper_id))
@@ -171,14 +161,39 @@ class Ingestor:
         digest = paper.content_hash()
         same = existing is not None and existing.status == "indexed" and existing.content_hash == digest
         if same and existing and existing.chunking in (None, self.fingerprint):
-            if existing.chunking is None:  # chunked before fingerprints were recorded: taken as current
-                self._unrecorded.append(paper.paper_id)
-            if paper.file_hash:
-                self._known_files.append((paper.file_hash, paper.paper_id))
+            self._note_unchanged(paper, existing)
             report.unchanged += 1
             return
         status = existing.status if existing else None
         self._enqueue(_Queued(paper, digest, self.chunker.chunk(paper, digest), status, rechunk=same))
+
+    def _locate(self, paper: Paper, report: IngestReport) -> tuple[Paper, PaperRow | None]:
+        """The paper (under the id of the stored paper it is a copy of, if any) and that stored paper.
+
+        A paper read from a file is looked up by each of its identity keys; when a paper queued in this run
+        shares one, the queue is written first, so that the second copy meets the first in the catalog.
+        """
+        existing = self.store.catalog.get(paper.paper_id)
+        if not paper.has_full_text:
+            return paper, existing
+        paper = with_file_identity(paper)
+        if not identity_keys(paper).isdisjoint(self._queued_keys):
+            self._flush(report)
+            existing = self.store.catalog.get(paper.paper_id)
+        existing = existing or self.store.catalog.find_paper(paper)
+        if existing and existing.paper_id != paper.paper_id:
+            log.info("%s is a copy of %s", paper.path or paper.paper_id, existing.paper_id)
+            paper = replace(paper, paper_id=existing.paper_id)
+        return paper, existing
+
+    def _note_unchanged(self, paper: Paper, existing: PaperRow) -> None:
+        """What an unchanged paper adds to its record, written with the next batch: the file it was read
+        from, and the chunking and DOI when its record lacks them (papers stored by an older papertalk)."""
+        if paper.file_hash:
+            self._known_files.append((paper.file_hash, paper.paper_id))
+        if existing.chunking is None or (paper.doi and not existing.doi):
+            # chunks made before fingerprints were recorded are taken as made with the current settings
+            self._incomplete.append((paper.paper_id, self.fingerprint, paper.doi))
 
     def _enqueue(self, item: _Queued) -> None:
         previous = self._queue.pop(item.paper.paper_id, None)
@@ -186,15 +201,17 @@ class Ingestor:
             self._queued_chunks -= len(previous.chunks)
         self._queue[item.paper.paper_id] = item
         self._queued_chunks += len(item.chunks)
+        if item.paper.has_full_text:
+            self._queued_keys |= identity_keys(item.paper)
 
     def _flush(self, report: IngestReport) -> None:
-        self.store.catalog.set_chunking(self._unrecorded, self.fingerprint)
+        self.store.catalog.fill_missing(self._incomplete)
         self.store.catalog.record_files(self._known_files)
-        self._unrecorded, self._known_files = [], []
+        self._incomplete, self._known_files = [], []
         if not self._queue:
             return
         queued = list(self._queue.values())
-        self._queue, self._queued_chunks = {}, 0
+        self._queue, self._queued_chunks, self._queued_keys = {}, 0, set()
         papers = [q.paper for q in queued]
         chunks = [c for q in queued for c in q.chunks]
         catalog, vectors = self.store.catalog, self.store.vectors

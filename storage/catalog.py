@@ -18,7 +18,20 @@ from pathlib import Path
 from typing import Any
 
 from storage.migrations import migrate, schema_version
-from storage.records import Chunk, Paper
+from storage.records import Chunk, Paper, title_key
+
+
+def _bibliographic(p: Paper) -> tuple[Any, ...]:
+    """title, authors, abstract, categories, published: as the catalog's columns hold them."""
+    published = p.published.isoformat() if p.published else None
+    return (p.title, json.dumps(p.authors), p.abstract, json.dumps(p.categories), published)
+
+
+def _paper_values(p: Paper) -> tuple[Any, ...]:
+    """paper_id, the bibliographic fields, source, arxiv_id, path, doi, title_key, text_hash."""
+    identity = (p.doi, title_key(p.title, p.authors), p.text_hash())
+    return (p.paper_id, *_bibliographic(p), p.source, p.arxiv_id, p.path, *identity)
+
 
 _RECORD_FILE = (
     "INSERT INTO paper_files(sha256, paper_id, added_at) VALUES(?, ?, ?) "
@@ -48,6 +61,7 @@ class PaperRow:
     n_chunks: int
     status: str
     chunking: str | None = None  # chunking settings + embedding model of its chunks (None: before recorded)
+    doi: str | None = None
 
     @property
     def year(self) -> int | None:
@@ -105,6 +119,7 @@ def _paper_from_row(row: sqlite3.Row) -> PaperRow:
         n_chunks=row["n_chunks"],
         status=row["status"],
         chunking=row["chunking"],
+        doi=row["doi"],
     )
 
 
@@ -216,33 +231,17 @@ class Catalog:
         `chunking` names the chunking settings and embedding model the new chunks are made with.
         """
         now = _now()
-        rows = [
-            (
-                p.paper_id,
-                p.title,
-                json.dumps(p.authors),
-                p.abstract,
-                json.dumps(p.categories),
-                p.published.isoformat() if p.published else None,
-                p.source,
-                p.arxiv_id,
-                p.path,
-                hashes[p.paper_id],
-                len(p.pages),
-                chunking,
-                now,
-                now,
-            )
-            for p in papers
-        ]
+        rows = [(*_paper_values(p), hashes[p.paper_id], len(p.pages), chunking, now, now) for p in papers]
         sql = """INSERT INTO papers(paper_id, title, authors, abstract, categories, published, source, arxiv_id,
-                     path, content_hash, n_pages, chunking, status, added_at, updated_at)
-                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+                     path, doi, title_key, text_hash, content_hash, n_pages, chunking, status, added_at, updated_at)
+                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
                  ON CONFLICT(paper_id) DO UPDATE SET title = excluded.title, authors = excluded.authors,
                      abstract = excluded.abstract, categories = excluded.categories,
                      published = excluded.published, source = excluded.source, arxiv_id = excluded.arxiv_id,
-                     path = excluded.path, content_hash = excluded.content_hash, n_pages = excluded.n_pages,
-                     chunking = excluded.chunking, status = 'pending', updated_at = excluded.updated_at"""
+                     path = excluded.path, doi = COALESCE(excluded.doi, doi), title_key = excluded.title_key,
+                     text_hash = excluded.text_hash, content_hash = excluded.content_hash,
+                     n_pages = excluded.n_pages, chunking = excluded.chunking, status = 'pending',
+                     updated_at = excluded.updated_at"""
         files = [(p.file_hash, p.paper_id, now) for p in papers if p.file_hash]
         self.transaction([(sql, rows), (_RECORD_FILE, files)] if files else [(sql, rows)])
 
@@ -288,32 +287,37 @@ class Catalog:
             ]
         )
 
-    def set_chunking(self, paper_ids: list[str], chunking: str) -> None:
-        """Record the chunking of papers whose chunks predate this record (they are kept as they are)."""
-        if paper_ids:
-            rows = [(chunking, p) for p in paper_ids]
-            self.transaction([("UPDATE papers SET chunking = ? WHERE paper_id = ?", rows)])
+    def fill_missing(self, rows: list[tuple[str, str, str | None]]) -> None:
+        """(paper id, chunking, DOI): record them where the paper's record has none (its chunks stay)."""
+        if rows:
+            sql = "UPDATE papers SET chunking = COALESCE(chunking, ?), doi = COALESCE(doi, ?) WHERE paper_id = ?"
+            self.transaction([(sql, [(chunking, doi, pid) for pid, chunking, doi in rows])])
 
     def update_metadata(self, paper: Paper) -> None:
         """Refresh bibliographic fields only (the chunks stay): metadata arriving for a full-text paper."""
-        self.transaction(
-            [
-                (
-                    """UPDATE papers SET title = ?, authors = ?, abstract = ?, categories = ?, published = ?,
-                       arxiv_id = ?, updated_at = ? WHERE paper_id = ?""",
-                    (
-                        paper.title,
-                        json.dumps(paper.authors),
-                        paper.abstract,
-                        json.dumps(paper.categories),
-                        paper.published.isoformat() if paper.published else None,
-                        paper.arxiv_id,
-                        _now(),
-                        paper.paper_id,
-                    ),
-                )
-            ]
-        )
+        key = title_key(paper.title, paper.authors)
+        sql = """UPDATE papers SET title = ?, authors = ?, abstract = ?, categories = ?, published = ?,
+                 arxiv_id = ?, doi = COALESCE(?, doi), title_key = ?, updated_at = ? WHERE paper_id = ?"""
+        params = (*_bibliographic(paper), paper.arxiv_id, paper.doi, key, _now(), paper.paper_id)
+        self.transaction([(sql, params)])
+
+    def find_paper(self, paper: Paper) -> PaperRow | None:
+        """The stored paper that `paper` (read from a file) is a copy of: the same file bytes, arXiv id, DOI,
+        full text, or normalised title and first author, tried in that order."""
+        lookups = [
+            ("paper_id = (SELECT paper_id FROM paper_files WHERE sha256 = ?)", paper.file_hash),
+            ("arxiv_id = ?", paper.arxiv_id),
+            ("doi = ?", paper.doi),
+            ("text_hash = ?", paper.text_hash()),
+            ("title_key = ?", title_key(paper.title, paper.authors)),
+        ]
+        for where, value in lookups:
+            rows = (
+                self.query(f"SELECT * FROM papers WHERE {where} ORDER BY paper_id LIMIT 1", (value,)) if value else []
+            )
+            if rows:
+                return _paper_from_row(rows[0])
+        return None
 
     # --- chunks -----------------------------------------------------------------------------------
     def chunks_of(self, paper_id: str) -> list[ChunkRow]:

@@ -10,6 +10,7 @@ To change the schema, append a function decorated with `@migration`; never edit 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 
@@ -151,5 +152,32 @@ def m003_paper_files(db: sqlite3.Connection) -> None:
         """
 CREATE TABLE paper_files (sha256 TEXT PRIMARY KEY, paper_id TEXT NOT NULL, added_at TEXT NOT NULL);
 CREATE INDEX paper_files_paper ON paper_files(paper_id)
+""",
+    )
+
+
+@migration
+def m004_identity(db: sqlite3.Connection) -> None:
+    """What tells that a new file is a stored paper: DOI, a hash of the full text, normalised title + first
+    author; each indexed, as is the arXiv id. Title keys of stored papers are filled in here."""
+    from storage.records import title_key
+
+    _run(
+        db,
+        """
+ALTER TABLE papers ADD COLUMN doi TEXT;
+ALTER TABLE papers ADD COLUMN text_hash TEXT;
+ALTER TABLE papers ADD COLUMN title_key TEXT
+""",
+    )
+    db.create_function("title_key", 2, lambda title, authors: title_key(title, json.loads(authors)), deterministic=True)
+    db.execute("UPDATE papers SET title_key = title_key(title, authors)")
+    _run(  # the indexes after the update, which then does not maintain them
+        db,
+        """
+CREATE INDEX papers_arxiv_id ON papers(arxiv_id) WHERE arxiv_id IS NOT NULL;
+CREATE INDEX papers_doi ON papers(doi) WHERE doi IS NOT NULL;
+CREATE INDEX papers_text_hash ON papers(text_hash) WHERE text_hash IS NOT NULL;
+CREATE INDEX papers_title_key ON papers(title_key) WHERE title_key IS NOT NULL
 """,
     )
