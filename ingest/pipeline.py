@@ -36,6 +36,7 @@ class IngestReport:
     updated: int = 0
     unchanged: int = 0
     rechunked: int = 0  # same content, chunked before with other settings or another embedding model
+    kept: int = 0  # stored papers not replaced by a file with less text (see the warnings)
     chunks: int = 0
     problems: list[Problem] = field(default_factory=list)
     paper_ids: list[str] = field(default_factory=list)
@@ -57,6 +58,8 @@ class IngestReport:
         counts = [f"{self.added} added", f"{self.updated} updated", f"{self.unchanged} unchanged"]
         if self.rechunked:
             counts.append(f"{self.rechunked} re-chunked (chunking settings changed)")
+        if self.kept:
+            counts.append(f"{self.kept} kept (the new file had less text)")
         counts += [f"{self.chunks} chunks embedded", f"{len(self.errors)} failed", f"{len(self.warnings)} warnings"]
         return ", ".join(counts)
 
@@ -107,12 +110,31 @@ def merge_with_existing(paper: Paper, existing: PaperRow | None) -> Paper:
     )
 
 
-class Ingestor:
-    """Runs papers through chunking, embedding and storage in batches of about `batch_chunks` chunks."""
+MAX_TEXT_LOSS = 0.10  # a new file with this much less text than the stored version does not replace it unasked
 
-    def __init__(self, store: Store, batch_chunks: int = 256) -> None:
+
+def text_lost(paper: Paper, stored: PaperRow) -> str | None:
+    """Why `paper`'s text is a downgrade of the stored version's (fewer pages with text, or more than
+    `MAX_TEXT_LOSS` fewer characters), or None."""
+    if stored.text_pages and paper.text_pages < stored.text_pages:
+        return f"the new file has {paper.text_pages} of {stored.text_pages} pages with text"
+    if stored.text_chars and paper.text_chars < (1 - MAX_TEXT_LOSS) * stored.text_chars:
+        lost = 1 - paper.text_chars / stored.text_chars
+        return f"the new file has {lost:.0%} less text ({paper.text_chars:,} of {stored.text_chars:,} characters)"
+    return None
+
+
+class Ingestor:
+    """Runs papers through chunking, embedding and storage in batches of about `batch_chunks` chunks.
+
+    A file whose text would replace a stored paper's is refused when it has less text (`text_lost`), unless
+    `replace` is set.
+    """
+
+    def __init__(self, store: Store, batch_chunks: int = 256, replace: bool = False) -> None:
         self.store = store
         self.batch_chunks = batch_chunks
+        self.replace = replace
         self.chunker = Chunker(store.settings.chunking)
         self.fingerprint = chunking_fingerprint(store.settings)
         self._queue: dict[str, _Queued] = {}
@@ -164,6 +186,8 @@ class Ingestor:
             self._note_unchanged(paper, existing)
             report.unchanged += 1
             return
+        if existing and not same and self._refused(paper, existing, report):
+            return
         status = existing.status if existing else None
         self._enqueue(_Queued(paper, digest, self.chunker.chunk(paper, digest), status, rechunk=same))
 
@@ -185,6 +209,20 @@ class Ingestor:
             log.info("%s is a copy of %s", paper.path or paper.paper_id, existing.paper_id)
             paper = replace(paper, paper_id=existing.paper_id)
         return paper, existing
+
+    def _refused(self, paper: Paper, existing: PaperRow, report: IngestReport) -> bool:
+        """True (and a warning in the report) when `paper` would replace stored full text with less text."""
+        if self.replace or existing.status != "indexed" or not (existing.has_full_text and paper.has_full_text):
+            return False
+        lost = text_lost(paper, existing)
+        if lost is None:
+            return False
+        why = f"kept the stored version of {paper.paper_id}: {lost}; use --replace to replace it"
+        report.problems.append(Problem(paper.path or paper.paper_id, why, fatal=False))
+        report.kept += 1
+        if paper.file_hash:  # Ask PDF with this file again uses the stored paper without parsing the file
+            self._known_files.append((paper.file_hash, paper.paper_id))
+        return True
 
     def _note_unchanged(self, paper: Paper, existing: PaperRow) -> None:
         """What an unchanged paper adds to its record, written with the next batch: the file it was read

@@ -62,6 +62,8 @@ class PaperRow:
     status: str
     chunking: str | None = None  # chunking settings + embedding model of its chunks (None: before recorded)
     doi: str | None = None
+    text_pages: int | None = None  # pages with text (None: not known)
+    text_chars: int | None = None  # characters of text (None: not known)
 
     @property
     def year(self) -> int | None:
@@ -120,6 +122,8 @@ def _paper_from_row(row: sqlite3.Row) -> PaperRow:
         status=row["status"],
         chunking=row["chunking"],
         doi=row["doi"],
+        text_pages=row["text_pages"],
+        text_chars=row["text_chars"],
     )
 
 
@@ -231,16 +235,21 @@ class Catalog:
         `chunking` names the chunking settings and embedding model the new chunks are made with.
         """
         now = _now()
-        rows = [(*_paper_values(p), hashes[p.paper_id], len(p.pages), chunking, now, now) for p in papers]
+        rows = [
+            (*_paper_values(p), hashes[p.paper_id], len(p.pages), p.text_pages, p.text_chars, chunking, now, now)
+            for p in papers
+        ]
         sql = """INSERT INTO papers(paper_id, title, authors, abstract, categories, published, source, arxiv_id,
-                     path, doi, title_key, text_hash, content_hash, n_pages, chunking, status, added_at, updated_at)
-                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+                     path, doi, title_key, text_hash, content_hash, n_pages, text_pages, text_chars, chunking,
+                     status, added_at, updated_at)
+                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
                  ON CONFLICT(paper_id) DO UPDATE SET title = excluded.title, authors = excluded.authors,
                      abstract = excluded.abstract, categories = excluded.categories,
                      published = excluded.published, source = excluded.source, arxiv_id = excluded.arxiv_id,
                      path = excluded.path, doi = COALESCE(excluded.doi, doi), title_key = excluded.title_key,
                      text_hash = excluded.text_hash, content_hash = excluded.content_hash,
-                     n_pages = excluded.n_pages, chunking = excluded.chunking, status = 'pending',
+                     n_pages = excluded.n_pages, text_pages = excluded.text_pages,
+                     text_chars = excluded.text_chars, chunking = excluded.chunking, status = 'pending',
                      updated_at = excluded.updated_at"""
         files = [(p.file_hash, p.paper_id, now) for p in papers if p.file_hash]
         self.transaction([(sql, rows), (_RECORD_FILE, files)] if files else [(sql, rows)])

@@ -181,3 +181,23 @@ CREATE INDEX papers_text_hash ON papers(text_hash) WHERE text_hash IS NOT NULL;
 CREATE INDEX papers_title_key ON papers(title_key) WHERE title_key IS NOT NULL
 """,
     )
+
+
+@migration
+def m005_text_size(db: sqlite3.Connection) -> None:
+    """How much text a paper's stored version has (pages with text, characters), so a file with less is
+    not taken in its place unasked. Stored full-text papers get a lower bound of their pages: those where
+    a chunk starts or ends (their characters are not known: chunks overlap)."""
+    _run(
+        db,
+        """
+ALTER TABLE papers ADD COLUMN text_pages INTEGER;
+ALTER TABLE papers ADD COLUMN text_chars INTEGER;
+UPDATE papers SET text_pages = (
+    SELECT COUNT(*) FROM (
+        SELECT page_start FROM chunks WHERE chunks.paper_id = papers.paper_id AND page_start IS NOT NULL
+        UNION SELECT page_end FROM chunks WHERE chunks.paper_id = papers.paper_id AND page_end IS NOT NULL
+    )
+) WHERE n_pages > 0
+""",
+    )

@@ -33,6 +33,15 @@ class Paper:
     def has_full_text(self) -> bool:
         return any(p.strip() for p in self.pages)
 
+    @property
+    def text_pages(self) -> int:
+        """Pages with text on them."""
+        return sum(1 for p in self.pages if p.strip())
+
+    @property
+    def text_chars(self) -> int:
+        return sum(len(p) for p in self.pages)
+
     def content_hash(self) -> str:
         """Hash of what is indexed: a changed hash means the paper's chunks are replaced."""
         h = hashlib.sha256()

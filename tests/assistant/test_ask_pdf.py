@@ -20,6 +20,7 @@ from storage.records import Paper
 from storage.store import Store
 from tests.conftest import LONGEVAL_PDF, S2ORC_PDF
 from tests.helpers.cli import catalog_rows, run_cli
+from tests.helpers.pdfs import text_pdf
 
 ARXIV_ID = "2001.00001"
 RECORD = Paper(
@@ -120,10 +121,12 @@ def test_cli_ask_pdf_says_which_paper_it_used_and_json_stays_json(store: Store, 
 
 
 def test_cli_ingest_prints_the_paper_id_of_each_file(tmp_path: Path) -> None:
-    pdf = tmp_path / "s2orc.pdf"
-    shutil.copy(S2ORC_PDF, pdf)
-    result = run_cli("ingest", pdf, LONGEVAL_PDF)
+    lines = [f"Line {i} of a short paper about reward shaping for language agents, with enough text." for i in range(6)]
+    first = text_pdf(tmp_path / "first.pdf", [["Reward Shaping for Language Agents", *lines]])
+    second = text_pdf(tmp_path / f"{ARXIV_ID}.pdf", [["Curricula for Tool-Using Agents", *lines[::-1]]])
+    result = run_cli("ingest", first, second)
     assert result.returncode == 0, result.stderr
-    ids = [str(r[0]) for r in catalog_rows(tmp_path / "data", "SELECT paper_id FROM papers ORDER BY n_pages")]
-    assert len(ids) == 2 and all(i.startswith("pdf-") for i in ids)
-    assert f"{pdf} → {ids[0]}" in result.stdout and f"{LONGEVAL_PDF} → {ids[1]}" in result.stdout
+    rows = catalog_rows(tmp_path / "data", "SELECT paper_id FROM papers WHERE arxiv_id IS NULL")
+    (pdf_id,) = [str(r[0]) for r in rows]
+    assert pdf_id.startswith("pdf-")
+    assert result.stdout.startswith(f"{first} → {pdf_id}\n{second} → {ARXIV_ID}\n2 added"), result.stdout
