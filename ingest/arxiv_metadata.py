@@ -12,6 +12,7 @@ from email.utils import parsedate_to_datetime
 from pathlib import Path
 from typing import Any
 
+from ingest.identity import normalise_doi
 from ingest.text import normalise_arxiv_id, one_line
 from storage.records import Paper, Problem
 
@@ -91,6 +92,7 @@ def record_to_paper(record: dict[str, Any]) -> Paper:
         published=_first_version_date(record),
         source="arxiv-metadata",
         arxiv_id=arxiv_id,
+        doi=normalise_doi(str(record.get("doi") or "")),
     )
 
 

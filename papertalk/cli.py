@@ -68,13 +68,17 @@ def _main(
 
 
 def _run_ingest(
-    description: str, total: int | None, items: Iterable[Paper | Problem], topic: str | None = None
+    description: str,
+    total: int | None,
+    items: Iterable[Paper | Problem],
+    topic: str | None = None,
+    replace: bool = False,
 ) -> IngestReport:
     from ingest.pipeline import Ingestor
 
     store = get_store()
     with progress_bar(description, total, every_s=store.settings.progress_every_s) as advance:
-        report = Ingestor(store).run(items, progress=advance)
+        report = Ingestor(store, replace=replace).run(items, progress=advance)
     if topic:
         store.topics.assign(store.topics.ensure(topic), report.paper_ids)
     _print_report(report)
@@ -90,7 +94,9 @@ def _print_report(report: IngestReport) -> None:
         err_console.print(f"[yellow]warning[/yellow] {escape(str(problem))}", highlight=False, soft_wrap=True)
     if len(report.warnings) > 20:
         err_console.print(f"[yellow]… and {len(report.warnings) - 20} more warnings[/yellow]")
-    console.print(report.summary())
+    for path, paper_id in report.files:  # which paper each file became
+        console.print(f"{escape(path)} → {escape(paper_id)}", highlight=False, soft_wrap=True)
+    console.print(report.summary(), soft_wrap=True)  # one line, however long, for scripts that read it
 
 
 def _print_errors(errors: list[Problem]) -> None:
@@ -110,13 +116,16 @@ def _print_errors(errors: list[Problem]) -> None:
 @app.command()
 def ingest(
     paths: Annotated[list[Path], typer.Argument(help="PDF files, folders of PDFs, or arXiv .jsonl[.gz] files.")],
+    replace: Annotated[
+        bool, typer.Option("--replace", help="Let a file replace its stored paper's text even when it has less.")
+    ] = False,
 ) -> None:
     """Ingest PDFs (and arXiv metadata files) into the catalog and vector store."""
     metadata = [p for p in paths if is_metadata_file(p)]
     pdfs = [p for p in paths if not is_metadata_file(p)]
     failed = False
     if pdfs:
-        failed |= _run_ingest("PDFs", count_pdfs(pdfs), pdf_papers(pdfs)).failed
+        failed |= _run_ingest("PDFs", count_pdfs(pdfs), pdf_papers(pdfs), replace=replace).failed
     for path in metadata:
         failed |= _run_ingest(path.name, count_lines(path), arxiv_papers(path)).failed
     raise typer.Exit(1 if failed else 0)

@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from assistant.types import Answer, Scope
-from papertalk.console import console
+from papertalk.console import console, err_console
 
 if TYPE_CHECKING:
     from assistant.service import Assistant
@@ -48,10 +48,20 @@ def build_scope(
     if sum(x is not None for x in (topic, paper, pdf)) > 1:
         raise typer.BadParameter("give at most one of --topic, --paper, --pdf")
     if pdf is not None:
-        from ingest.uploads import ingest_pdf
-
-        paper = ingest_pdf(assistant.store, pdf)
+        paper = use_pdf(assistant, pdf)
     return Scope(topic=topic, paper_id=paper, since=_date(since, "--since"), until=_date(until, "--until"))
+
+
+def use_pdf(assistant: Assistant, pdf: Path) -> str:
+    """The paper id of `pdf` (ingested first if new), said on stderr so that `--json` output stays JSON."""
+    from ingest.uploads import add_pdf
+
+    result = add_pdf(assistant.store, pdf)
+    for warning in result.warnings:
+        err_console.print(f"[yellow]warning[/yellow] {escape(str(warning))}", highlight=False, soft_wrap=True)
+    how = "parsed and stored" if result.parsed else "already stored, not parsed again"
+    err_console.print(f"{escape(str(pdf))}: paper {escape(result.paper_id)} ({how})", highlight=False, soft_wrap=True)
+    return result.paper_id
 
 
 def print_sources(answer: Answer) -> None:

@@ -18,7 +18,25 @@ from pathlib import Path
 from typing import Any
 
 from storage.migrations import migrate, schema_version
-from storage.records import Chunk, Paper
+from storage.records import Chunk, Paper, title_key
+
+
+def _bibliographic(p: Paper) -> tuple[Any, ...]:
+    """title, authors, abstract, categories, published: as the catalog's columns hold them."""
+    published = p.published.isoformat() if p.published else None
+    return (p.title, json.dumps(p.authors), p.abstract, json.dumps(p.categories), published)
+
+
+def _paper_values(p: Paper) -> tuple[Any, ...]:
+    """paper_id, the bibliographic fields, source, arxiv_id, path, doi, title_key, text_hash."""
+    identity = (p.doi, title_key(p.title, p.authors), p.text_hash())
+    return (p.paper_id, *_bibliographic(p), p.source, p.arxiv_id, p.path, *identity)
+
+
+_RECORD_FILE = (
+    "INSERT INTO paper_files(sha256, paper_id, added_at) VALUES(?, ?, ?) "
+    "ON CONFLICT(sha256) DO UPDATE SET paper_id = excluded.paper_id"
+)
 
 
 def _now() -> str:
@@ -42,6 +60,10 @@ class PaperRow:
     n_pages: int
     n_chunks: int
     status: str
+    chunking: str | None = None  # chunking settings + embedding model of its chunks (None: before recorded)
+    doi: str | None = None
+    text_pages: int | None = None  # pages with text (None: not known)
+    text_chars: int | None = None  # characters of text (None: not known)
 
     @property
     def year(self) -> int | None:
@@ -98,6 +120,10 @@ def _paper_from_row(row: sqlite3.Row) -> PaperRow:
         n_pages=row["n_pages"],
         n_chunks=row["n_chunks"],
         status=row["status"],
+        chunking=row["chunking"],
+        doi=row["doi"],
+        text_pages=row["text_pages"],
+        text_chars=row["text_chars"],
     )
 
 
@@ -203,36 +229,45 @@ class Catalog:
             sql, params = sql + " AND published <= ?", [*params, until.isoformat()]
         return [r[0] for r in self.query(sql, params)]
 
-    def mark_pending(self, papers: list[Paper], hashes: dict[str, str]) -> None:
-        """Record (or update) papers as pending before their chunks are touched in the vector store."""
+    def mark_pending(self, papers: list[Paper], hashes: dict[str, str], chunking: str | None = None) -> None:
+        """Record (or update) papers as pending before their chunks are touched in the vector store.
+
+        `chunking` names the chunking settings and embedding model the new chunks are made with.
+        """
         now = _now()
         rows = [
-            (
-                p.paper_id,
-                p.title,
-                json.dumps(p.authors),
-                p.abstract,
-                json.dumps(p.categories),
-                p.published.isoformat() if p.published else None,
-                p.source,
-                p.arxiv_id,
-                p.path,
-                hashes[p.paper_id],
-                len(p.pages),
-                now,
-                now,
-            )
+            (*_paper_values(p), hashes[p.paper_id], len(p.pages), p.text_pages, p.text_chars, chunking, now, now)
             for p in papers
         ]
         sql = """INSERT INTO papers(paper_id, title, authors, abstract, categories, published, source, arxiv_id,
-                     path, content_hash, n_pages, status, added_at, updated_at)
-                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
+                     path, doi, title_key, text_hash, content_hash, n_pages, text_pages, text_chars, chunking,
+                     status, added_at, updated_at)
+                 VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)
                  ON CONFLICT(paper_id) DO UPDATE SET title = excluded.title, authors = excluded.authors,
                      abstract = excluded.abstract, categories = excluded.categories,
                      published = excluded.published, source = excluded.source, arxiv_id = excluded.arxiv_id,
-                     path = excluded.path, content_hash = excluded.content_hash, n_pages = excluded.n_pages,
-                     status = 'pending', updated_at = excluded.updated_at"""
-        self.transaction([(sql, rows)])
+                     path = excluded.path, doi = COALESCE(excluded.doi, doi), title_key = excluded.title_key,
+                     text_hash = excluded.text_hash, content_hash = excluded.content_hash,
+                     n_pages = excluded.n_pages, text_pages = excluded.text_pages,
+                     text_chars = excluded.text_chars, chunking = excluded.chunking, status = 'pending',
+                     updated_at = excluded.updated_at"""
+        files = [(p.file_hash, p.paper_id, now) for p in papers if p.file_hash]
+        self.transaction([(sql, rows), (_RECORD_FILE, files)] if files else [(sql, rows)])
+
+    def record_files(self, files: list[tuple[str, str]]) -> None:
+        """Remember that the files (SHA-256, paper id) hold these papers."""
+        if files:
+            now = _now()
+            self.transaction([(_RECORD_FILE, [(sha, pid, now) for sha, pid in files])])
+
+    def paper_of_file(self, sha256: str) -> str | None:
+        """The id of the indexed paper that a file with these bytes was ingested as, if any."""
+        rows = self.query(
+            "SELECT f.paper_id FROM paper_files f JOIN papers p ON p.paper_id = f.paper_id "
+            "WHERE f.sha256 = ? AND p.status = 'indexed'",
+            (sha256,),
+        )
+        return rows[0][0] if rows else None
 
     def mark_indexed(self, paper_ids: list[str], chunks: list[Chunk]) -> None:
         """Replace the papers' chunk rows and mark them indexed, atomically."""
@@ -261,26 +296,37 @@ class Catalog:
             ]
         )
 
+    def fill_missing(self, rows: list[tuple[str, str, str | None]]) -> None:
+        """(paper id, chunking, DOI): record them where the paper's record has none (its chunks stay)."""
+        if rows:
+            sql = "UPDATE papers SET chunking = COALESCE(chunking, ?), doi = COALESCE(doi, ?) WHERE paper_id = ?"
+            self.transaction([(sql, [(chunking, doi, pid) for pid, chunking, doi in rows])])
+
     def update_metadata(self, paper: Paper) -> None:
         """Refresh bibliographic fields only (the chunks stay): metadata arriving for a full-text paper."""
-        self.transaction(
-            [
-                (
-                    """UPDATE papers SET title = ?, authors = ?, abstract = ?, categories = ?, published = ?,
-                       arxiv_id = ?, updated_at = ? WHERE paper_id = ?""",
-                    (
-                        paper.title,
-                        json.dumps(paper.authors),
-                        paper.abstract,
-                        json.dumps(paper.categories),
-                        paper.published.isoformat() if paper.published else None,
-                        paper.arxiv_id,
-                        _now(),
-                        paper.paper_id,
-                    ),
-                )
-            ]
-        )
+        key = title_key(paper.title, paper.authors)
+        sql = """UPDATE papers SET title = ?, authors = ?, abstract = ?, categories = ?, published = ?,
+                 arxiv_id = ?, doi = COALESCE(?, doi), title_key = ?, updated_at = ? WHERE paper_id = ?"""
+        params = (*_bibliographic(paper), paper.arxiv_id, paper.doi, key, _now(), paper.paper_id)
+        self.transaction([(sql, params)])
+
+    def find_paper(self, paper: Paper) -> PaperRow | None:
+        """The stored paper that `paper` (read from a file) is a copy of: the same file bytes, arXiv id, DOI,
+        full text, or normalised title and first author, tried in that order."""
+        lookups = [
+            ("paper_id = (SELECT paper_id FROM paper_files WHERE sha256 = ?)", paper.file_hash),
+            ("arxiv_id = ?", paper.arxiv_id),
+            ("doi = ?", paper.doi),
+            ("text_hash = ?", paper.text_hash()),
+            ("title_key = ?", title_key(paper.title, paper.authors)),
+        ]
+        for where, value in lookups:
+            rows = (
+                self.query(f"SELECT * FROM papers WHERE {where} ORDER BY paper_id LIMIT 1", (value,)) if value else []
+            )
+            if rows:
+                return _paper_from_row(rows[0])
+        return None
 
     # --- chunks -----------------------------------------------------------------------------------
     def chunks_of(self, paper_id: str) -> list[ChunkRow]:

@@ -10,6 +10,7 @@ To change the schema, append a function decorated with `@migration`; never edit 
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from collections.abc import Callable
 
@@ -133,5 +134,70 @@ CREATE TABLE IF NOT EXISTS chat_turns (
     created_at TEXT NOT NULL
 );
 CREATE INDEX IF NOT EXISTS chat_turns_chat ON chat_turns(chat_id)
+""",
+    )
+
+
+@migration
+def m002_chunking(db: sqlite3.Connection) -> None:
+    """Per paper, the chunking settings and embedding model its chunks were made with (NULL: not recorded)."""
+    db.execute("ALTER TABLE papers ADD COLUMN chunking TEXT")
+
+
+@migration
+def m003_paper_files(db: sqlite3.Connection) -> None:
+    """The files (by SHA-256 of their bytes) known to hold a paper, so a known file is not parsed again."""
+    _run(
+        db,
+        """
+CREATE TABLE paper_files (sha256 TEXT PRIMARY KEY, paper_id TEXT NOT NULL, added_at TEXT NOT NULL);
+CREATE INDEX paper_files_paper ON paper_files(paper_id)
+""",
+    )
+
+
+@migration
+def m004_identity(db: sqlite3.Connection) -> None:
+    """What tells that a new file is a stored paper: DOI, a hash of the full text, normalised title + first
+    author; each indexed, as is the arXiv id. Title keys of stored papers are filled in here."""
+    from storage.records import title_key
+
+    _run(
+        db,
+        """
+ALTER TABLE papers ADD COLUMN doi TEXT;
+ALTER TABLE papers ADD COLUMN text_hash TEXT;
+ALTER TABLE papers ADD COLUMN title_key TEXT
+""",
+    )
+    db.create_function("title_key", 2, lambda title, authors: title_key(title, json.loads(authors)), deterministic=True)
+    db.execute("UPDATE papers SET title_key = title_key(title, authors)")
+    _run(  # the indexes after the update, which then does not maintain them
+        db,
+        """
+CREATE INDEX papers_arxiv_id ON papers(arxiv_id) WHERE arxiv_id IS NOT NULL;
+CREATE INDEX papers_doi ON papers(doi) WHERE doi IS NOT NULL;
+CREATE INDEX papers_text_hash ON papers(text_hash) WHERE text_hash IS NOT NULL;
+CREATE INDEX papers_title_key ON papers(title_key) WHERE title_key IS NOT NULL
+""",
+    )
+
+
+@migration
+def m005_text_size(db: sqlite3.Connection) -> None:
+    """How much text a paper's stored version has (pages with text, characters), so a file with less is
+    not taken in its place unasked. Stored full-text papers get a lower bound of their pages: those where
+    a chunk starts or ends (their characters are not known: chunks overlap)."""
+    _run(
+        db,
+        """
+ALTER TABLE papers ADD COLUMN text_pages INTEGER;
+ALTER TABLE papers ADD COLUMN text_chars INTEGER;
+UPDATE papers SET text_pages = (
+    SELECT COUNT(*) FROM (
+        SELECT page_start FROM chunks WHERE chunks.paper_id = papers.paper_id AND page_start IS NOT NULL
+        UNION SELECT page_end FROM chunks WHERE chunks.paper_id = papers.paper_id AND page_end IS NOT NULL
+    )
+) WHERE n_pages > 0
 """,
     )

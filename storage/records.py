@@ -3,8 +3,13 @@
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from dataclasses import dataclass, field
 from datetime import date
+
+_NAME_SUFFIXES = {"jr", "sr", "ii", "iii", "iv"}
+_NOT_ALNUM = re.compile(r"[\W_]+")  # after NFKD this also drops accents (combining marks are not \w)
 
 
 @dataclass
@@ -21,10 +26,21 @@ class Paper:
     pages: list[str] = field(default_factory=list)
     arxiv_id: str | None = None
     path: str | None = None
+    file_hash: str | None = None  # SHA-256 of the file's bytes, for papers read from a file
+    doi: str | None = None
 
     @property
     def has_full_text(self) -> bool:
         return any(p.strip() for p in self.pages)
+
+    @property
+    def text_pages(self) -> int:
+        """Pages with text on them."""
+        return sum(1 for p in self.pages if p.strip())
+
+    @property
+    def text_chars(self) -> int:
+        return sum(len(p) for p in self.pages)
 
     def content_hash(self) -> str:
         """Hash of what is indexed: a changed hash means the paper's chunks are replaced."""
@@ -33,6 +49,36 @@ class Paper:
             h.update(part.encode("utf-8", "replace"))
             h.update(b"\x00")
         return h.hexdigest()
+
+    def text_hash(self) -> str | None:
+        """Hash of the full text alone: the same text read from two files is the same paper."""
+        if not self.has_full_text:
+            return None
+        return hashlib.sha256("\x00".join(self.pages).encode("utf-8", "replace")).hexdigest()
+
+
+def fold(text: str) -> str:
+    """Letters and digits only, case- and accent-folded: `S2ORC: The Semantic…` → `s2orcthesemantic…`."""
+    return _NOT_ALNUM.sub("", unicodedata.normalize("NFKD", text.casefold()))
+
+
+def surname(name: str) -> str:
+    """`Kyle Lo` → `lo`, `Lo, Kyle` → `lo`, `Martin Luther King Jr.` → `king` (folded)."""
+    for word in reversed(name.split(",")[0].split()):
+        folded = fold(word)
+        if folded and folded not in _NAME_SUFFIXES:
+            return folded
+    return ""
+
+
+def title_key(title: str, authors: list[str]) -> str | None:
+    """Normalised title and first author's surname, or None when either is missing or the title is too
+    short to tell papers apart (e.g. `Untitled`, `Introduction`)."""
+    folded = fold(title)
+    first = surname(authors[0]) if authors else ""
+    if len(folded) < 16 or not first:
+        return None
+    return f"{folded}|{first}"
 
 
 @dataclass(frozen=True)

@@ -12,6 +12,7 @@ from storage import migrations
 from storage.catalog import Catalog
 from storage.chats import Chats
 from storage.migrations import current_version, migrate
+from storage.records import Paper
 from storage.topics import Topics
 from tests.helpers.cli import run_cli
 
@@ -95,8 +96,9 @@ def _released_store(path: Path, with_topics: bool) -> None:
     con.executescript(RELEASED_SCHEMA + (RELEASED_TOPICS_AND_CHATS if with_topics else ""))
     con.execute(
         "INSERT INTO papers(paper_id, title, authors, categories, published, source, arxiv_id, content_hash, "
-        "n_pages, n_chunks, status, added_at, updated_at) VALUES('2501.00001', 'Old paper', '[\"Ada Lovelace\"]', "
-        "'[\"cs.CL\"]', '2025-01-02', 'arxiv-metadata', '2501.00001', 'abc', 0, 1, 'indexed', 't0', 't0')"
+        "n_pages, n_chunks, status, added_at, updated_at) VALUES('2501.00001', 'An old paper on agents', "
+        "'[\"Ada Lovelace\"]', '[\"cs.CL\"]', '2025-01-02', 'arxiv-metadata', '2501.00001', 'abc', 0, 1, "
+        "'indexed', 't0', 't0')"
     )
     con.execute(
         "INSERT INTO chunks(chunk_id, paper_id, ordinal, text) VALUES('2501.00001#abc#0000', '2501.00001', 0, 'x')"
@@ -137,10 +139,14 @@ def test_a_store_of_the_released_schema_is_migrated_and_keeps_its_rows(tmp_path:
     catalog = Catalog(path)
     assert catalog.schema_version == current_version()
     row = catalog.get("2501.00001")
-    assert row is not None and (row.title, row.authors, row.categories) == ("Old paper", ["Ada Lovelace"], ["cs.CL"])
+    assert row is not None and (row.title, row.authors) == ("An old paper on agents", ["Ada Lovelace"])
+    assert row.categories == ["cs.CL"]
     assert row.published is not None and row.published.isoformat() == "2025-01-02" and row.status == "indexed"
     assert [c.chunk_id for c in catalog.chunks_of("2501.00001")] == ["2501.00001#abc#0000"]
     assert catalog.chunks_version == 7
+    copy = Paper(paper_id="pdf-0123", title="An Old Paper on Agents.", authors=["A. Lovelace"], pages=["Text."])
+    found = catalog.find_paper(copy)  # by the title key that migration 4 computed for the stored row
+    assert found is not None and found.paper_id == "2501.00001"
     topics = Topics(catalog)
     if not with_topics:
         topics.assign(topics.ensure("Agents"), ["2501.00001"])

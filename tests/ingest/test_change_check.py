@@ -1,0 +1,108 @@
+"""The change check: a paper is skipped only when its content AND the chunking it was made with are the same."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from ingest.pipeline import Ingestor, chunking_fingerprint
+from ingest.sources import arxiv_papers
+from papertalk.settings import ChunkSettings, Settings
+from storage.embeddings import LocalMiniLMEmbedding
+from storage.store import Store
+from tests.conftest import demo_records
+from tests.helpers.cli import run_cli
+
+
+def _records(path: Path, records: list[dict]) -> Path:
+    import json
+
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    return path
+
+
+def _chunk_counts(store: Store) -> dict[str, int]:
+    return {r["paper_id"]: r["n_chunks"] for r in store.catalog.query("SELECT paper_id, n_chunks FROM papers")}
+
+
+@pytest.fixture
+def embedded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The texts embedded by the local model during the test."""
+    texts: list[str] = []
+    original = LocalMiniLMEmbedding.embed_texts
+
+    def counting(self: LocalMiniLMEmbedding, batch: list[str], **kw):  # type: ignore[no-untyped-def]
+        texts.extend(batch)
+        return original(self, batch, **kw)
+
+    monkeypatch.setattr(LocalMiniLMEmbedding, "embed_texts", counting)
+    return texts
+
+
+@contextmanager
+def _open(settings: Settings, chunk_tokens: int | None = None) -> Iterator[Store]:
+    if chunk_tokens is not None:
+        settings = settings.model_copy(update={"chunking": ChunkSettings(chunk_tokens=chunk_tokens)})
+    store = Store(settings)
+    yield store
+    store.close()
+
+
+def test_other_chunk_sizes_rechunk_exactly_the_papers_made_with_the_old_ones(
+    settings: Settings, tmp_path: Path, embedded: list[str]
+) -> None:
+    records = demo_records(12)
+    old = _records(tmp_path / "old.jsonl", records[:8])
+    both = _records(tmp_path / "all.jsonl", records)
+    with _open(settings) as store:  # the first 8 papers with the default chunking
+        assert Ingestor(store).run(arxiv_papers(old)).added == 8
+        before = _chunk_counts(store)
+    with _open(settings, chunk_tokens=64) as store:  # the last 4 papers already with the new chunking
+        assert Ingestor(store).run(arxiv_papers(_records(tmp_path / "new.jsonl", records[8:]))).added == 4
+        embedded.clear()
+
+        report = Ingestor(store).run(arxiv_papers(both))
+
+        assert (report.added, report.updated, report.unchanged, report.rechunked) == (0, 0, 4, 8)
+        assert "4 unchanged, 8 re-chunked (chunking settings changed)" in report.summary()
+        after = _chunk_counts(store)
+        old_ids = {r["id"] for r in records[:8]}
+        assert len(embedded) == report.chunks == sum(after[pid] for pid in old_ids)
+        assert all(after[pid] > before[pid] for pid in old_ids), (before, after)
+        fingerprints = {r[0] for r in store.catalog.query("SELECT chunking FROM papers")}
+        assert fingerprints == {chunking_fingerprint(store.settings)} and "c64/" in fingerprints.pop()
+        assert set(store.vectors.collection.get(include=[])["ids"]) == {
+            r[0] for r in store.catalog.query("SELECT chunk_id FROM chunks")
+        }
+        assert store.vectors.count() == sum(after.values())
+        embedded.clear()
+
+        again = Ingestor(store).run(arxiv_papers(both))
+
+        assert (again.unchanged, again.rechunked, again.chunks, len(embedded)) == (12, 0, 0, 0)
+        assert "re-chunked" not in again.summary()
+
+
+def test_papers_chunked_before_fingerprints_were_recorded_are_kept_and_recorded(
+    store: Store, metadata_file: Path, embedded: list[str]
+) -> None:
+    Ingestor(store).run(arxiv_papers(metadata_file))
+    store.catalog.transaction([("UPDATE papers SET chunking = NULL", ())])  # as a migrated older store has them
+    embedded.clear()
+    report = Ingestor(store).run(arxiv_papers(metadata_file))
+    assert (report.unchanged, report.rechunked, len(embedded)) == (30, 0, 0)
+    rows = store.catalog.query("SELECT DISTINCT chunking FROM papers")
+    assert [r[0] for r in rows] == [chunking_fingerprint(store.settings)]
+
+
+def test_cli_rerun_with_other_chunk_sizes_says_it_rechunked(metadata_file: Path) -> None:
+    first = run_cli("ingest-arxiv", metadata_file, "--limit", "5")
+    assert first.returncode == 0 and first.stdout.startswith("5 added"), first.stderr
+    rerun = run_cli("ingest-arxiv", metadata_file, "--limit", "5", PAPERTALK_CHUNKING__CHUNK_TOKENS="64")
+    assert rerun.returncode == 0, rerun.stderr
+    assert rerun.stdout.startswith("0 added, 0 updated, 0 unchanged, 5 re-chunked (chunking settings changed), ")
+    again = run_cli("ingest-arxiv", metadata_file, "--limit", "5", PAPERTALK_CHUNKING__CHUNK_TOKENS="64")
+    assert again.stdout.startswith("0 added, 0 updated, 5 unchanged, 0 chunks embedded"), again.stdout
