@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from ingest.pdf import read_pdf
+from ingest.parse_worker import parse_isolated
 from ingest.pipeline import Ingestor
 from papertalk.errors import SourceError
 from storage.store import Store
@@ -17,7 +17,7 @@ def ingest_pdf(store: Store, path: Path) -> str:
     """
     if not path.is_file():
         raise SourceError(str(path), "no such file")
-    paper = read_pdf(path)
+    paper = parse_isolated(path, store.settings.pdf)
     report = Ingestor(store).run([paper])
     if report.failed:
         raise SourceError(str(path), "; ".join(p.why for p in report.errors))

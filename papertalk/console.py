@@ -21,8 +21,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)  # paper text is printed: ":name:" in a title stays as it is
+err_console = Console(stderr=True, emoji=False)
 
 
 def setup_logging(verbose: bool) -> None:

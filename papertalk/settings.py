@@ -125,6 +125,28 @@ class AnswerSettings(_Group):
     )
 
 
+class PdfSettings(_Group):
+    max_file_mb: float = Field(
+        100.0, gt=0, description="PDFs larger than this (in MB) are refused without being opened."
+    )
+    max_pages: int = Field(2000, ge=1, description="PDFs with more pages than this are refused.")
+    max_text_chars: int = Field(
+        5_000_000,
+        ge=1,
+        description="Most characters of text one PDF may yield (about 1,500 pages of dense text); a PDF that "
+        "yields more is refused before chunking.",
+    )
+    timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="Wall-clock seconds one PDF may take to parse. Parsing runs in a worker process, which is "
+        "stopped and replaced when a PDF runs over.",
+    )
+    max_memory_mb: int = Field(
+        1024, ge=64, description="Address space (in MB) of the PDF worker process; a PDF that needs more is refused."
+    )
+
+
 class Settings(BaseSettings):
     """Everything papertalk can be told. See the configuration table in README.md."""
 
@@ -144,6 +166,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings, description="Answer backend.")
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="Retrieval.")
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answer composition and checks.")
+    pdf: PdfSettings = Field(default_factory=PdfSettings, description="Limits on each PDF parsed.")
 
     @property
     def catalog_path(self) -> Path:

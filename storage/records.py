@@ -21,6 +21,7 @@ class Paper:
     pages: list[str] = field(default_factory=list)
     arxiv_id: str | None = None
     path: str | None = None
+    skipped_pages: list[int] = field(default_factory=list)  # PDF pages that could not be read (1-based)
 
     @property
     def has_full_text(self) -> bool:
