@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import html
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -39,11 +40,24 @@ def iter_pdf_paths(paths: list[Path]) -> Iterator[Path | Problem]:
     """Every PDF named, or found under the folders named, in a stable order."""
     for path in paths:
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf")
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf")
+            yield from (_usable_name(p) for p in found)
         elif path.is_file():
-            yield path
+            yield _usable_name(path)
         else:
-            yield Problem(str(path), "no such file or folder")
+            yield Problem(printable(path), "no such file or folder")
+
+
+def printable(path: Path) -> str:
+    """The path as text that can be printed and stored: bytes that are not UTF-8 shown as \\xNN escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _usable_name(path: Path) -> Path | Problem:
+    """A file whose name is not UTF-8 cannot be recorded in the catalog (nor named back to the user as is)."""
+    if printable(path) != str(path):
+        return Problem(printable(path), "its name is not valid UTF-8: rename the file")
+    return path
 
 
 def _check_header(path: Path) -> None:

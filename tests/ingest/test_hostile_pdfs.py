@@ -258,3 +258,14 @@ def test_cli_ask_pdf_on_a_hostile_pdf_is_one_error_line(tmp_path: Path) -> None:
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     why = f"over the 500 page limit (it declares 90,000 pages): {SETTING}MAX_PAGES"
     assert result.stderr.strip() == f"error: {path}: {why}"
+
+
+def test_cli_ingest_of_a_file_whose_name_is_not_utf8_is_one_line(tmp_path: Path) -> None:
+    """Such a name cannot be stored in the catalog; it once ended the run with a UnicodeEncodeError."""
+    path = tmp_path / os.fsdecode(b"paper-\xff\xfe [x].pdf")
+    small_text_pdf(path, n_pages=3)
+    result = run_cli("ingest", tmp_path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert error_lines(result.stderr) == [
+        f"failed {tmp_path}/paper-\\xff\\xfe [x].pdf: its name is not valid UTF-8: rename the file"
+    ]
