@@ -130,3 +130,11 @@ def broken_pages_pdf(path: Path, n_pages: int, broken: set[int], ops: bytes | No
     objects[1] = pages_tree(kids)
     path.write_bytes(raw_pdf(objects))
     return path
+
+
+def sentence_splitter_trap(path: Path, repeats: int) -> Path:
+    """One page of "a. a. a. …": about a KB on disk, and text on which the sentence splitter's regular
+    expressions run past their time limit."""
+    ops = b"BT /F1 9 Tf 20 700 Td (" + b"a. " * repeats + b") Tj ET"
+    path.write_bytes(raw_pdf([CATALOG, pages_tree([4]), FONT, page(5), flate_stream(ops)]))
+    return path

@@ -29,6 +29,7 @@ from tests.helpers.hostile_pdfs import (
     deep_nesting,
     flate_bomb,
     page_tree_bomb,
+    sentence_splitter_trap,
     shared_stream_pdf,
     small_text_pdf,
     zero_padded,
@@ -43,6 +44,7 @@ SETTING = r"raise PAPERTALK_PDF__"
 CASES: dict[str, tuple[Callable[[Path], Path], dict[str, Any], str]] = {
     "page-tree-90000.pdf": (
         page_tree_bomb,
+        sentence_splitter_trap,
         {},
         rf"^over the 500 page limit \(it declares 90,000 pages\): {SETTING}MAX_PAGES$",
     ),
@@ -269,3 +271,21 @@ def test_cli_ingest_of_a_file_whose_name_is_not_utf8_is_one_line(tmp_path: Path)
     assert error_lines(result.stderr) == [
         f"failed {tmp_path}/paper-\\xff\\xfe [x].pdf: its name is not valid UTF-8: rename the file"
     ]
+
+
+def test_text_that_trips_the_sentence_splitter_fails_that_file_not_the_run(
+    store: Store, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Under the text limit, but nltk's regular expressions give up (TimeoutError) on the sentence split.
+
+    The page holds 30,000 "a. "; nltk's time limit per match is lowered from 5 s to 0.05 s so that the
+    same thing happens in a second rather than after minutes, on any machine.
+    """
+    monkeypatch.setattr("nltk.redos.DEFAULT_TIMEOUT", 0.05)
+    trap = sentence_splitter_trap(tmp_path / "trap.pdf", repeats=30_000)
+    small_text_pdf(tmp_path / "good.pdf")
+    report = Ingestor(store).run(pdf_papers([tmp_path]))
+    (problem,) = report.errors
+    assert problem.where == str(trap) and "\n" not in problem.why
+    assert problem.why.startswith("could not be chunked (TimeoutError: regular-expression match exceeded its 0.05s")
+    assert report.added == 1 and store.catalog.count_papers("indexed") == 1
