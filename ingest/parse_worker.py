@@ -209,7 +209,8 @@ def _cap_memory(max_mb: int) -> None:
 
     limit = max_mb * MB
     _, hard = resource.getrlimit(resource.RLIMIT_AS)
-    resource.setrlimit(resource.RLIMIT_AS, (limit if hard < 0 else min(limit, hard), hard))
+    with contextlib.suppress(ValueError, OSError):  # a platform that refuses (macOS) keeps the time limit only
+        resource.setrlimit(resource.RLIMIT_AS, (limit if hard < 0 else min(limit, hard), hard))
 
 
 def _cap_cpu(timeout_s: float) -> None:
