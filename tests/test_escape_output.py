@@ -23,7 +23,7 @@ ABSTRACT = (
 )
 PDF_TITLE = "[/italic] Turn rewards [red]for[/red] language agents"
 TOPIC = "[/bold] agents [blink]topic[/blink]"
-WIDE = {"COLUMNS": "400"}  # no wrapping, so that each text can be found on one line
+WIDE = "400"  # COLUMNS: no wrapping, so that each text can be found on one line
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +51,7 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _ok(result_args: list[str | Path], data: Path) -> str:
-    result = run_cli("--data-dir", data, *result_args, **WIDE)
+    result = run_cli("--data-dir", data, *result_args, COLUMNS=WIDE)
     assert "Traceback" not in result.stderr and "MarkupError" not in result.stderr, result.stderr
     assert result.returncode == 0, result.stderr
     return result.stdout
@@ -87,6 +87,6 @@ def test_ingest_report_lines_print_file_names_verbatim(catalog: Path, tmp_path: 
     bad.parent.mkdir(parents=True)
     bad.write_text("<html>not a pdf</html>")
     assert str(bad).endswith("in[/bold]bad [red]name[/red] :smile: [link=file:/etc]x.pdf")
-    result = run_cli("--data-dir", catalog, "ingest", bad, **WIDE)
+    result = run_cli("--data-dir", catalog, "ingest", bad, COLUMNS=WIDE)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert f"failed {bad}: not a PDF" in result.stderr, result.stderr
