@@ -2,9 +2,9 @@
 
 Ids are looked up in batches (one API call for up to `BATCH_SIZE` ids, at most one call every
 `API_PAUSE_S` seconds, as arXiv asks). Each PDF is streamed to disk, never held in memory, and parsed
-with `read_pdf`. What goes wrong becomes a `Problem` that says what to do: an unknown id or an
-unreachable arXiv is fatal for that id; a PDF that cannot be had leaves an abstract-level paper and a
-warning.
+in a worker process within the PDF limits (`parse_isolated`). What goes wrong becomes a `Problem` that
+says what to do: an unknown id or an unreachable arXiv is fatal for that id; a PDF that cannot be had
+leaves an abstract-level paper and a warning.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from ingest.pdf import read_pdf
+from ingest.parse_worker import parse_isolated
 from ingest.text import normalise_arxiv_id, one_line
 from papertalk import __version__
 from papertalk.errors import NetworkError, SourceError
@@ -102,7 +102,7 @@ def _with_full_text(client: _ArxivClient, paper: Paper, folder: Path, keep: bool
 
 def _read_pages(path: Path) -> list[str]:
     try:
-        return read_pdf(path).pages
+        return parse_isolated(path).pages
     except SourceError as exc:
         raise _PdfMissing(f"the PDF could not be used: {exc.why}") from exc
     except Exception as exc:  # a parser bug on one PDF must not end the run

@@ -1,19 +1,23 @@
-"""PDF files → papers, with pypdf: text per page, title, authors and arXiv id when they can be found."""
+"""PDF files → papers, with pypdf: text per page, title, authors and arXiv id when they can be found.
+
+`parse_pdf` applies the size, page and text limits of `PdfSettings` in this process; the time and
+memory limits need a process boundary and are enforced by `ingest.parse_worker.PdfParser`.
+"""
 
 from __future__ import annotations
 
 import hashlib
 import html
-import logging
+import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ingest.text import arxiv_id_from_filename, arxiv_id_from_text, clean_text, one_line
+from ingest.pdf_pages import MB, extract_pages, no_text_reason, over_limit, why_failed
+from ingest.text import arxiv_id_from_filename, arxiv_id_from_text, one_line
 from papertalk.errors import SourceError
+from papertalk.settings import PdfSettings
 from storage.records import Paper, Problem
-
-log = logging.getLogger(__name__)
 
 MIN_TEXT_CHARS = 200  # below this over the whole file, the PDF is treated as having no text layer
 _BAD_TITLE = re.compile(
@@ -36,11 +40,24 @@ def iter_pdf_paths(paths: list[Path]) -> Iterator[Path | Problem]:
     """Every PDF named, or found under the folders named, in a stable order."""
     for path in paths:
         if path.is_dir():
-            yield from sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf")
+            found = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() == ".pdf")
+            yield from (_usable_name(p) for p in found)
         elif path.is_file():
-            yield path
+            yield _usable_name(path)
         else:
-            yield Problem(str(path), "no such file or folder")
+            yield Problem(printable(path), "no such file or folder")
+
+
+def printable(path: Path) -> str:
+    """The path as text that can be printed and stored: bytes that are not UTF-8 shown as \\xNN escapes."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def _usable_name(path: Path) -> Path | Problem:
+    """A file whose name is not UTF-8 cannot be recorded in the catalog (nor named back to the user as is)."""
+    if printable(path) != str(path):
+        return Problem(printable(path), "its name is not valid UTF-8: rename the file")
+    return path
 
 
 def _check_header(path: Path) -> None:
@@ -52,33 +69,49 @@ def _check_header(path: Path) -> None:
         raise SourceError(str(path), f"not a PDF (it starts with {head[:16]!r}); remove or rename it")
 
 
-def _open(path: Path):  # type: ignore[no-untyped-def]  # returns pypdf.PdfReader
+def check_size(path: Path, limits: PdfSettings) -> None:
+    """Refuse a file over the size limit before anything reads it."""
+    try:
+        size = path.stat().st_size
+    except OSError as exc:
+        raise SourceError(str(path), f"cannot be read ({type(exc).__name__}: {exc.strerror or exc})") from exc
+    if size > limits.max_file_mb * MB:
+        raise SourceError(
+            str(path),
+            over_limit(f"{limits.max_file_mb:,g} MB file size", "max_file_mb", f"it is {size / MB:,.1f} MB"),
+        )
+
+
+def _open(path: Path, limits: PdfSettings):  # type: ignore[no-untyped-def]  # returns pypdf.PdfReader
     from pypdf import PdfReader
-    from pypdf.errors import PdfReadError
 
     try:
         reader = PdfReader(str(path), strict=False)
         if reader.is_encrypted and not reader.decrypt(""):
             raise SourceError(str(path), "encrypted PDF with a password: save a decrypted copy and ingest that")
-        _ = len(reader.pages)
-    except SourceError:
+        _check_pages(path, _declared_pages(reader), limits, "declares")  # before pypdf walks the page tree
+        n_pages = len(reader.pages)
+    except (SourceError, MemoryError):
         raise
-    except (PdfReadError, ValueError, KeyError, IndexError, TypeError, OSError, AssertionError) as exc:
-        raise SourceError(str(path), f"corrupt or truncated PDF ({type(exc).__name__}: {exc})") from exc
     except Exception as exc:  # pypdf raises many kinds on broken files; the run must go on
-        raise SourceError(str(path), f"unreadable PDF ({type(exc).__name__}: {exc})") from exc
+        raise SourceError(str(path), f"damaged PDF: {why_failed(exc)}") from exc
+    _check_pages(path, n_pages, limits, "has")
     return reader
 
 
-def _page_texts(reader, path: Path) -> list[str]:  # type: ignore[no-untyped-def]
-    texts = []
-    for number, page in enumerate(reader.pages, start=1):
-        try:
-            texts.append(clean_text(page.extract_text() or ""))
-        except Exception as exc:  # one bad page must not lose the others
-            log.warning("%s: page %d skipped (%s: %s)", path, number, type(exc).__name__, exc)
-            texts.append("")
-    return texts
+def _declared_pages(reader) -> int:  # type: ignore[no-untyped-def]
+    """The page count the page tree's root claims (0 if it claims none); a file may lie, so it is checked again."""
+    try:
+        count = reader.trailer["/Root"]["/Pages"]["/Count"]
+    except Exception:
+        return 0
+    return int(count) if isinstance(count, int) else 0
+
+
+def _check_pages(path: Path, n_pages: int, limits: PdfSettings, verb: str) -> None:
+    if n_pages > limits.max_pages:
+        detail = f"it {verb} {n_pages:,} pages"
+        raise SourceError(str(path), over_limit(f"{limits.max_pages:,} page", "max_pages", detail))
 
 
 def _meta(reader, key: str) -> str:  # type: ignore[no-untyped-def]
@@ -120,23 +153,37 @@ def guess_authors(meta_author: str) -> list[str]:
     return [p.strip() for p in parts if len(p.strip().split()) >= 2][:50]
 
 
-def read_pdf(path: Path) -> Paper:
-    """Parse one PDF; raises `SourceError` saying why it can't be used."""
+def parse_pdf(path: Path, limits: PdfSettings | None = None) -> tuple[Paper, list[Problem]]:
+    """Parse one PDF in this process under the size, page and text limits of `limits`.
+
+    Returns the paper and warnings (pages that could not be read); raises `SourceError` saying why the
+    file can't be used. Time and memory limits need a process boundary: `ingest.parse_worker`.
+    """
+    limits = limits or PdfSettings()
+    check_size(path, limits)
     _check_header(path)
-    reader = _open(path)
-    pages = _page_texts(reader, path)
-    if sum(len(p) for p in pages) < MIN_TEXT_CHARS:
-        raise SourceError(
-            str(path), f"no text layer on its {len(pages)} page(s) (a scan?): run OCR on it first, e.g. ocrmypdf"
-        )
-    arxiv_id = arxiv_id_from_filename(path.name) or arxiv_id_from_text("\n".join(pages[:2]))
+    reader = _open(path, limits)
+    pages = extract_pages(reader, path, limits)
+    if pages.chars < MIN_TEXT_CHARS:
+        raise SourceError(str(path), no_text_reason(pages))
+    arxiv_id = arxiv_id_from_filename(path.name) or arxiv_id_from_text("\n".join(pages.texts[:2]))
     digest = file_digest(path)
-    return Paper(
+    paper = Paper(
         paper_id=arxiv_id or f"pdf-{digest[:16]}",
-        title=guess_title(_meta(reader, "/Title"), pages[0] if pages else ""),
+        title=guess_title(_meta(reader, "/Title"), pages.texts[0] if pages.texts else ""),
         authors=guess_authors(_meta(reader, "/Author")),
         source="pdf",
-        pages=pages,
+        pages=pages.texts,
         arxiv_id=arxiv_id,
         path=str(path),
+        skipped_pages=sorted(pages.unreadable),
     )
+    warnings = []
+    if pages.unreadable:
+        warnings.append(Problem(str(path), f"{pages.unreadable_line()}; the other pages were ingested", fatal=False))
+    return paper, warnings
+
+
+def read_pdf(path: Path, limits: PdfSettings | None = None) -> Paper:
+    """`parse_pdf` without its warnings."""
+    return parse_pdf(path, limits)[0]

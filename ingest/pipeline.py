@@ -164,9 +164,10 @@ class Ingestor:
         """One paper whose text trips chunking (a parser surprise) is reported; the run goes on."""
         try:
             self._take(paper, report)
-        except (ValueError, TypeError, UnicodeError, IndexError, KeyError) as exc:
-            where = paper.path or paper.paper_id
-            report.problems.append(Problem(where, f"could not be chunked ({type(exc).__name__}: {exc})"))
+        except (ValueError, TypeError, UnicodeError, IndexError, KeyError, TimeoutError) as exc:
+            # TimeoutError: the sentence splitter's regular expressions give up on pathological text
+            where, said = paper.path or paper.paper_id, " ".join(str(exc).split())[:200]
+            report.problems.append(Problem(where, f"could not be chunked ({type(exc).__name__}: {said})"))
             log.info("failed %s: %s", where, exc)
 
     def _take(self, paper: Paper, report: IngestReport) -> None:

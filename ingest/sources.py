@@ -8,8 +8,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ingest.arxiv_metadata import RecordFilter, iter_arxiv_records
-from ingest.pdf import iter_pdf_paths, read_pdf
+from ingest.parse_worker import PdfParser
+from ingest.pdf import iter_pdf_paths
 from papertalk.errors import SourceError
+from papertalk.settings import PdfSettings, Settings
 from storage.records import Paper, Problem
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # pypdf warns per font; our report says what matters
@@ -20,18 +22,26 @@ def is_metadata_file(path: Path) -> bool:
     return name.endswith((".jsonl", ".jsonl.gz", ".json.gz", ".ndjson"))
 
 
-def pdf_papers(paths: list[Path]) -> Iterator[Paper | Problem]:
-    """Parse each PDF in turn (one in memory at a time); a broken file becomes a `Problem`."""
-    for item in iter_pdf_paths(paths):
-        if isinstance(item, Problem):
-            yield item
-            continue
-        try:
-            yield read_pdf(item)
-        except SourceError as exc:
-            yield Problem(exc.where, exc.why)
-        except Exception as exc:  # a parser bug on one file must not end the run
-            yield Problem(str(item), f"could not be parsed ({type(exc).__name__}: {exc})")
+def pdf_papers(paths: list[Path], limits: PdfSettings | None = None) -> Iterator[Paper | Problem]:
+    """Parse each PDF in turn, one at a time in a worker process, within `limits` (default: the settings).
+
+    A broken or over-budget file becomes a `Problem`; pages that could not be read, a warning.
+    """
+    with PdfParser(limits or Settings().pdf) as parser:
+        for item in iter_pdf_paths(paths):
+            if isinstance(item, Problem):
+                yield item
+                continue
+            try:
+                paper, warnings = parser.parse(item)
+            except SourceError as exc:
+                yield Problem(exc.where, exc.why)
+                continue
+            except Exception as exc:  # a parser bug on one file must not end the run
+                yield Problem(str(item), f"could not be parsed ({type(exc).__name__}: {exc})")
+                continue
+            yield paper
+            yield from warnings
 
 
 def count_pdfs(paths: list[Path]) -> int:

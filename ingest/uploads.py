@@ -6,7 +6,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ingest.pdf import file_digest, read_pdf
+from ingest.parse_worker import parse_isolated
+from ingest.pdf import file_digest
 from ingest.pipeline import Ingestor
 from papertalk.errors import SourceError
 from storage.records import Problem
@@ -37,7 +38,7 @@ def add_pdf(store: Store, path: Path, replace: bool = False) -> PdfResult:
     known = None if replace else store.catalog.paper_of_file(digest)
     if known is not None:
         return PdfResult(known, parsed=False)
-    paper = read_pdf(path)
+    paper = parse_isolated(path, store.settings.pdf)
     report = Ingestor(store, replace=replace).run([dataclasses.replace(paper, file_hash=digest)])
     if report.failed:
         raise SourceError(str(path), "; ".join(p.why for p in report.errors))

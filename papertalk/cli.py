@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 from ingest.arxiv_metadata import RecordFilter
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
@@ -186,9 +187,9 @@ def papers_list(
     table = Table("id", "date", "title", "pages", "chunks")
     for r in rows:
         table.add_row(
-            r.paper_id,
+            Text(r.paper_id),
             r.published.isoformat() if r.published else "",
-            r.title[:90],
+            Text(r.title[:90]),
             str(r.n_pages or ""),
             str(r.n_chunks),
         )
@@ -207,11 +208,13 @@ def papers_show(
     if as_json:
         console.print_json(json.dumps(row.to_dict()))
         return
-    console.print(f"[bold]{row.title}[/bold]\n{', '.join(row.authors)}")
-    console.print(f"{row.paper_id} · {row.published or 'no date'} · {' '.join(row.categories)} · {row.source}")
-    console.print(f"{row.n_pages} pages, {row.n_chunks} chunks, {row.status}" + (f" · {row.link}" if row.link else ""))
+    console.print(Text(row.title, style="bold"), Text(", ".join(row.authors)), sep="\n")
+    facts = f"{row.paper_id} · {row.published or 'no date'} · {' '.join(row.categories)} · {row.source}"
+    console.print(facts, markup=False, highlight=False)
+    link = f" · {row.link}" if row.link else ""
+    console.print(f"{row.n_pages} pages, {row.n_chunks} chunks, {row.status}{link}", markup=False, highlight=False)
     if row.abstract:
-        console.print(f"\n{row.abstract}")
+        console.print(Text(f"\n{row.abstract}"))
 
 
 @app.command()
@@ -232,7 +235,7 @@ def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
         console.print_json(json.dumps(data))
     else:
         for key, value in data.items():
-            console.print(f"{key:16} {value}")
+            console.print(f"{key:16} {value}", markup=False, highlight=False)
 
 
 register_answer_commands(app)
@@ -283,7 +286,7 @@ def demo(
 
     store = get_store()
     load_demo_corpus(store)
-    console.print(f"{store.catalog.count_papers('indexed')} papers ready in {store.settings.data_dir}.")
+    console.print(f"{store.catalog.count_papers('indexed')} papers ready in {store.settings.data_dir}.", markup=False)
     if load_only or not sys.stdin.isatty():
         console.print(f'Try: papertalk chat --topic "{DEMO_TOPIC}" · papertalk ask "…" · papertalk papers list')
         return

@@ -73,7 +73,7 @@ def print_sources(answer: Answer) -> None:
         if cited and p.number not in cited:
             continue
         link = f" {p.link}" if p.link else ""
-        console.print(f"  [{p.number}] {escape(p.label())}{link}", highlight=False)
+        console.print(f"  [{p.number}] {escape(p.label() + link)}", highlight=False)
     for sentence in answer.sentences:
         if not sentence.supported:
             console.print(f"[yellow]unsupported by its sources:[/yellow] {escape(sentence.text)}", highlight=False)
@@ -185,7 +185,7 @@ def run_chat(assistant: Assistant, scope: Scope) -> None:
     """The chat loop; the scope is checked (and the chat started) before the first prompt."""
     chat_id = assistant.start_chat(scope)
     console.print(
-        f"Asking about {scope.describe()} ({assistant.settings.llm.backend} answers). "
+        f"Asking about {escape(scope.describe())} ({assistant.settings.llm.backend} answers). "
         "/new starts a fresh conversation; an empty line or /quit stops.",
         highlight=False,
     )
@@ -210,7 +210,7 @@ def topics() -> None:
     from papertalk.cli import get_store
 
     for t in get_store().topics.all():
-        console.print(f"{t.name} ({t.slug}): {t.papers} papers")
+        console.print(f"{t.name} ({t.slug}): {t.papers} papers", markup=False, highlight=False)
 
 
 def register_answer_commands(app: typer.Typer) -> None:

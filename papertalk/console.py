@@ -29,8 +29,8 @@ from rich.progress import (
 )
 from rich.text import Text
 
-console = Console()
-err_console = Console(stderr=True)
+console = Console(emoji=False)  # paper text is printed: ":name:" in a title stays as it is
+err_console = Console(stderr=True, emoji=False)
 
 WINDOW_S = 30.0
 COALESCE_S = 0.1  # advances closer together than this share one sample

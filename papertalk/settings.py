@@ -138,6 +138,28 @@ class AnswerSettings(_Group):
     )
 
 
+class PdfSettings(_Group):
+    max_file_mb: float = Field(
+        100.0, gt=0, description="PDFs larger than this (in MB) are refused without being opened."
+    )
+    max_pages: int = Field(2000, ge=1, description="PDFs with more pages than this are refused.")
+    max_text_chars: int = Field(
+        5_000_000,
+        ge=1,
+        description="Most characters of text one PDF may yield (about 1,500 pages of dense text); a PDF that "
+        "yields more is refused before chunking.",
+    )
+    timeout_s: float = Field(
+        60.0,
+        gt=0,
+        description="Wall-clock seconds one PDF may take to parse. Parsing runs in a worker process, which is "
+        "stopped and replaced when a PDF runs over.",
+    )
+    max_memory_mb: int = Field(
+        1024, ge=64, description="Address space (in MB) of the PDF worker process; a PDF that needs more is refused."
+    )
+
+
 class Settings(BaseSettings):
     """Everything papertalk can be told. See the configuration table in README.md."""
 
@@ -174,6 +196,7 @@ class Settings(BaseSettings):
             raise ConfigurationError(describe_invalid(type(self), exc, dotenv)) from None
         except SettingsError as exc:
             raise ConfigurationError(describe_unparsable(type(self), exc)) from None
+    pdf: PdfSettings = Field(default_factory=PdfSettings, description="Limits on each PDF parsed.")
 
     @property
     def catalog_path(self) -> Path:

@@ -28,6 +28,7 @@ class Paper:
     path: str | None = None
     file_hash: str | None = None  # SHA-256 of the file's bytes, for papers read from a file
     doi: str | None = None
+    skipped_pages: list[int] = field(default_factory=list)  # PDF pages that could not be read (1-based)
 
     @property
     def has_full_text(self) -> bool:

@@ -32,7 +32,7 @@ Builder = Callable[[Path], Path]
 
 # file name -> (how to make it, what its one report line must say)
 BAD_PDFS: dict[str, tuple[Builder, str]] = {
-    "truncated.pdf": (lambda p: truncated_copy(S2ORC_PDF, p), r"^corrupt or truncated PDF \(\w+: .+\)$"),
+    "truncated.pdf": (lambda p: truncated_copy(S2ORC_PDF, p), r"^damaged PDF: .+ \(\w+\)$"),
     "encrypted.pdf": (
         lambda p: encrypted_copy(LONGEVAL_PDF, p, "s3cret"),
         r"^encrypted PDF with a password: save a decrypted copy",
