@@ -20,6 +20,7 @@ import logging
 import os
 import shutil
 import threading
+import time
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -215,9 +216,12 @@ class KeywordIndex:
 
     def _main_folders(self) -> Iterator[tuple[int, Path]]:
         for folder in self.path.glob("main-*"):
-            meta = folder / "meta.json"
-            if meta.exists() and json.loads(meta.read_text()).get("format") == INDEX_FORMAT:
-                yield int(folder.name.removeprefix("main-")), folder
+            try:
+                meta = json.loads((folder / "meta.json").read_text())
+            except (OSError, ValueError):  # being removed by another process, or not ours
+                continue
+            if meta.get("format") == INDEX_FORMAT:
+                yield int(meta["version"]), folder
 
     def _load_main(self) -> bool:
         """Load the newest saved main segment the catalog can have produced; False when there is none."""
@@ -241,6 +245,9 @@ class KeywordIndex:
         for version, folder in list(self._main_folders()):
             if version < floor:
                 shutil.rmtree(folder, ignore_errors=True)
+        for tmp in self.path.glob(".tmp-*"):  # left by a process killed while saving (none saves for an hour)
+            if time.time() - tmp.stat().st_mtime > 3600:
+                shutil.rmtree(tmp, ignore_errors=True)
         for old in ("index", "papertalk.json"):  # the previous format (one bm25s index, rebuilt on each change)
             target = self.path / old
             if target.is_dir():
