@@ -13,6 +13,7 @@ tf / (tf + k1 * (1 - b + b * length / avgdl)), k1 = 1.5, b = 0.75.
 
 from __future__ import annotations
 
+import copy
 import math
 from collections import Counter
 from collections.abc import Sequence
@@ -61,11 +62,14 @@ class Segment:
         keep = self.alive[docs]
         return docs[keep], tf[keep]
 
-    def kill_papers(self, numbers: np.ndarray) -> int:
-        """Mark every chunk of the given paper numbers dead; how many were alive."""
-        hit = np.isin(self.doc_paper, numbers) & self.alive
-        self.alive[hit] = False
-        return int(hit.sum())
+    def without_papers(self, gone: np.ndarray) -> Segment:
+        """This segment with the chunks of papers `gone[number]` marked dead (a copy, if any was alive)."""
+        hit = gone[self.doc_paper] & self.alive
+        if not hit.any():
+            return self
+        seg = copy.copy(self)
+        seg.alive = self.alive & ~hit
+        return seg
 
     # --- persistence ------------------------------------------------------------------------------
     def save(self, folder: Path, papers: Sequence[str]) -> None:

@@ -14,7 +14,6 @@ written under a temporary name and renamed.
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import os
@@ -144,14 +143,9 @@ class KeywordIndex:
     def _replace_papers(self, changed: list[str], rows: Sequence[Any], version: int) -> None:
         old = self._state  # searches may still read it: its paper table is copied, not extended
         state = _State(old.segments, list(old.papers), dict(old.paper_no), old.version, old.main_version)
-        known = np.array([state.paper_no[p] for p in changed if p in state.paper_no], dtype=np.int32)
-        segments = []
-        for seg in state.segments:
-            if len(known) and np.isin(seg.doc_paper, known).any():
-                seg = copy.copy(seg)
-                seg.alive = seg.alive.copy()
-                seg.kill_papers(known)
-            segments.append(seg)
+        gone = np.zeros(len(state.papers), dtype=bool)
+        gone[[state.paper_no[p] for p in changed if p in state.paper_no]] = True
+        segments = [seg.without_papers(gone) for seg in state.segments]
         if rows:
             segments.append(self._segment(state, [r[0] for r in rows], [f"{r[2]}\n{r[3]}" for r in rows]))
         if len(segments) > MAX_DELTAS + 1:
