@@ -210,21 +210,47 @@ class Stats:
         return math.log(1 + (self.n_docs - df + 0.5) / (df + 0.5))
 
 
+Contributions = list[tuple[np.ndarray, np.ndarray]]  # per segment: (positions, score contributions)
+CACHE_MIN = 5000  # terms with at least this many live postings keep their contributions (see `scores`)
+
+
+def contributions(
+    segments: Sequence[Segment], norms: Sequence[np.ndarray], stats: Stats, term: str
+) -> Contributions | None:
+    """What `term` adds to the score of each chunk holding it, per segment; None if no live chunk holds it."""
+    found = [seg.postings(term) for seg in segments]
+    df = sum(len(docs) for docs, _ in found)
+    if not df:
+        return None
+    idf = stats.idf(df)
+    return [(docs, idf * (tf / (norm[docs] + tf))) for (docs, tf), norm in zip(found, norms, strict=True)]
+
+
 def scores(
-    segments: Sequence[Segment], norms: Sequence[np.ndarray], stats: Stats, terms: Sequence[str]
+    segments: Sequence[Segment],
+    norms: Sequence[np.ndarray],
+    stats: Stats,
+    terms: Sequence[str],
+    cache: dict[str, Contributions | None] | None = None,
 ) -> list[np.ndarray]:
-    """BM25 score of every chunk of each segment for the query `terms` (a term given twice counts twice)."""
+    """BM25 score of every chunk of each segment for the query `terms` (a term given twice counts twice).
+
+    `cache`, valid for these segments and statistics only, keeps the contributions of common terms: they
+    are most of the work, and questions share them ("method", "model", "result").
+    """
     parts: list[tuple[list[np.ndarray], list[np.ndarray]]] = [([], []) for _ in segments]
     for term in terms:
-        found = [seg.postings(term) for seg in segments]
-        df = sum(len(docs) for docs, _ in found)
-        if not df:
+        added = cache.get(term) if cache is not None else None
+        if added is None:
+            added = contributions(segments, norms, stats, term)
+            if cache is not None and added and sum(len(docs) for docs, _ in added) >= CACHE_MIN:
+                cache[term] = added
+        if not added:
             continue
-        idf = stats.idf(df)
-        for (docs, tf), norm, (d_list, w_list) in zip(found, norms, parts, strict=True):
+        for (docs, weights), (d_list, w_list) in zip(added, parts, strict=True):
             if len(docs):
                 d_list.append(docs)
-                w_list.append(idf * (tf / (norm[docs] + tf)))
+                w_list.append(weights)
     out: list[np.ndarray] = []
     for seg, (d_list, w_list) in zip(segments, parts, strict=True):
         if d_list:

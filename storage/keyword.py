@@ -72,6 +72,7 @@ class _State:
     main_version: int = -1
     stats: Stats = field(default_factory=lambda: Stats(0, 0.0))
     norms: list[np.ndarray] = field(default_factory=list)
+    cache: dict[str, bm25.Contributions | None] = field(default_factory=dict)  # common terms, for these stats
 
     def with_segments(self, segments: list[Segment], version: int) -> _State:
         stats = Stats.of(segments)
@@ -253,7 +254,7 @@ class KeywordIndex:
     def mask_for(self, paper_ids: Iterable[str], state: _State | None = None) -> list[np.ndarray]:
         """For each segment, which of its chunks belong to `paper_ids`."""
         state = state or self._state
-        known = state.paper_no.keys() & set(paper_ids)
+        known = state.paper_no.keys() & paper_ids
         numbers = np.fromiter(map(state.paper_no.__getitem__, known), dtype=np.int64, count=len(known))
         table = np.zeros(len(state.papers), dtype=bool)
         table[numbers] = True
@@ -271,7 +272,7 @@ class KeywordIndex:
         if masks is not None and not any(m.any() for m in masks):
             return []
         found: list[tuple[float, str]] = []
-        for i, scores in enumerate(bm25.scores(state.segments, state.norms, state.stats, terms)):
+        for i, scores in enumerate(bm25.scores(state.segments, state.norms, state.stats, terms, state.cache)):
             if masks is not None:
                 scores = np.where(masks[i], scores, 0.0)
             found += _best(scores, state.segments[i].chunk_ids, k)

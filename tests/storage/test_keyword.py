@@ -98,6 +98,7 @@ def test_adds_replacements_and_deletions_rank_as_a_full_rebuild(
     catalog: Catalog, chunker: Chunker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(keyword, "MERGE_AT", 10.0)  # keep every change in delta segments
+    monkeypatch.setattr(bm25, "CACHE_MIN", 1)  # every term's contributions cached until the next change
     papers = real_papers(tmp_path, 60)
     write(catalog, papers[:40], chunker)
     index = KeywordIndex(tmp_path / "keyword", catalog)
