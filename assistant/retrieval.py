@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -14,7 +15,8 @@ from storage.vectors import VectorHit
 
 log = logging.getLogger(__name__)
 WIDE_SCOPE = 500  # papers; wider scopes filter dense results after the search instead of inside Chroma
-OVERFETCH = 10
+MAX_FETCH = 1000  # the most unfiltered candidates a wide scope searches before letting Chroma filter
+FETCH_MARGIN = 1.2  # unfiltered candidates fetched: this times the candidates wanted / the scope's share
 
 
 @dataclass(frozen=True)
@@ -40,6 +42,7 @@ class HybridRetriever:
     def __init__(self, store: Store, settings: RetrievalSettings | None = None) -> None:
         self.store = store
         self.settings = settings or store.settings.retrieval
+        self._indexed = (-1, 0)  # (chunks_version, indexed papers then)
 
     def resolve(self, scope: Scope) -> ResolvedScope:
         ids: list[str] | None = None
@@ -54,14 +57,14 @@ class HybridRetriever:
         if scope.topic:
             slug = self.store.topics.get(scope.topic).slug
             members = self.store.topics.paper_ids(slug)
-            ids = members if ids is None else [i for i in ids if i in set(members)]
+            ids = members if ids is None else _intersect(ids, members)
         published = None
         if scope.since or scope.until:
             low = int(scope.since.strftime("%Y%m%d")) if scope.since else 0
             high = int(scope.until.strftime("%Y%m%d")) if scope.until else 99991231
             published = (low, high)
-            if ids is None:
-                ids = self.store.catalog.paper_ids_between(scope.since, scope.until)
+            dated = self.store.catalog.paper_ids_between(scope.since, scope.until)
+            ids = dated if ids is None else _intersect(ids, dated)
         return ResolvedScope(ids, published)
 
     def retrieve(self, query: str, scope: Scope | None = None, k: int | None = None) -> list[Passage]:
@@ -90,16 +93,25 @@ class HybridRetriever:
 
     def _dense(self, vector: list[float], n: int, scope: ResolvedScope) -> list[VectorHit]:
         """Nearest chunks in scope. A wide scope (a topic, a date range) searches unfiltered and keeps what is in
-        scope: Chroma's metadata filter costs ~1 s at 112k papers, an over-fetch ~10 ms (docs/benchmarks.md)."""
+        scope: Chroma's metadata filter costs 0.1-1 s at 112k papers, an unfiltered search a few ms
+        (docs/benchmarks.md). Chroma filters only when that leaves fewer than 2 x top_k hits."""
         vectors = self.store.vectors
         if scope.paper_ids is None:
             return vectors.search(vector, n)
         if len(scope.paper_ids) > WIDE_SCOPE:
             allowed = set(scope.paper_ids)
-            hits = [h for h in vectors.search(vector, n * OVERFETCH) if h.paper_id in allowed][:n]
-            if len(hits) >= n // 2:
+            share = len(allowed) / max(1, self._indexed_papers())
+            fetch = min(MAX_FETCH, max(n, math.ceil(n * FETCH_MARGIN / share)))
+            hits = [h for h in vectors.search(vector, fetch) if h.paper_id in allowed][:n]
+            if len(hits) >= min(n, 2 * self.settings.top_k):
                 return hits
         return vectors.search(vector, n, paper_ids=scope.paper_ids)
+
+    def _indexed_papers(self) -> int:
+        version = self.store.catalog.chunks_version
+        if self._indexed[0] != version:
+            self._indexed = (version, self.store.catalog.count_papers("indexed"))
+        return self._indexed[1]
 
     def _hydrate(
         self, fused: list[tuple[str, float]], dense: dict[str, float], keyword: dict[str, float]
@@ -130,3 +142,8 @@ class HybridRetriever:
                 )
             )
         return out
+
+
+def _intersect(ids: list[str], others: list[str]) -> list[str]:
+    keep = set(others)
+    return [i for i in ids if i in keep]

@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 
 from bench.common import Stopwatch, peak_rss_mb, percentile
+from bench.latency_scopes import WINDOWS, ExactDense, exactness, scopes
 from bench.latency_stores import CACHE, disk_mib, store_dir, store_settings
 
 
@@ -111,13 +112,16 @@ def interleaved(ways: dict[str, Callable[[Any], Any]], items: list[Any]) -> dict
     return {name: {"p50": percentile(t, 50), "p95": percentile(t, 95)} for name, t in times.items()}
 
 
-WINDOWS = {"scoped": 180, "narrow": 14}  # days before the newest paper: a wide and a narrow date scope
 VARIANT_QUESTIONS = 30  # questions for the variant tables (a filtered Chroma search can take a second)
 
 
-def dense_variants(store: Any, questions: list[str], newest: date) -> dict[str, Any]:
+def dense_variants(retriever: Any, questions: list[str], newest: date) -> dict[str, Any]:
     """100-candidate dense search, same query vectors: whole corpus, and each date window through Chroma's
-    `published` filter, a `paper_id $in` filter (narrow window) and an unfiltered 1,000 kept if in scope."""
+    `published` filter, a `paper_id $in` filter (narrow window), an unfiltered 1,000 kept if in scope, and
+    the retriever's own way (an unfiltered search sized to the window's share, kept if in scope)."""
+    from assistant.types import Scope
+
+    store = retriever.store
     vectors = [store.embedder.get_query_embedding(q) for q in questions[:VARIANT_QUESTIONS]]
     search, collection = store.vectors.search, store.vectors.collection
     ways: dict[str, Callable[[Any], Any]] = {
@@ -135,6 +139,8 @@ def dense_variants(store: Any, questions: list[str], newest: date) -> dict[str, 
         if len(ids) <= 5000:
             ways[f"{days} days: Chroma `paper_id $in` filter"] = partial(search, k=100, paper_ids=ids)
         ways[f"{days} days: 1,000 unfiltered, kept if in scope"] = partial(post_filtered, search, set(ids))
+        resolved = retriever.resolve(Scope(since=since))
+        ways[f"{days} days: as now, `HybridRetriever._dense`"] = partial(retriever._dense, n=100, scope=resolved)
         kept = [post_filtered(search, set(ids), v) for v in vectors]
         exact = [{h.chunk_id for h in search(v, 100, published=published)} for v in vectors]
         out[key] = {
@@ -189,10 +195,8 @@ def stored_vectors(collection: Any) -> tuple[list[str], np.ndarray]:
     return ids, np.concatenate(arrays)
 
 
-def recall(store: Any, questions: list[str]) -> dict[str, float]:
-    """Chroma's top-k ids against exact cosine top-k over the same stored vectors."""
-    ids, matrix = stored_vectors(store.vectors.collection)
-    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+def recall(store: Any, questions: list[str], ids: list[str], matrix: np.ndarray) -> dict[str, float]:
+    """Chroma's top-k ids against exact cosine top-k over the same stored vectors (unit length)."""
     out = {}
     for k in (10, 100):
         hits = []
@@ -205,9 +209,8 @@ def recall(store: Any, questions: list[str]) -> dict[str, float]:
     return out
 
 
-def measure(label: str, n_questions: int, n_scoped: int) -> dict[str, Any]:
+def measure(label: str, n_questions: int, n_scoped: int, gist: int) -> dict[str, Any]:
     from assistant.service import Assistant
-    from assistant.types import Scope
     from storage.store import Store
 
     saved = json.loads((CACHE / "questions.json").read_text())
@@ -215,7 +218,7 @@ def measure(label: str, n_questions: int, n_scoped: int) -> dict[str, Any]:
     timed, warm = questions[:n_questions], questions[n_questions:]
     load_start = os.getloadavg()[0]
     with Stopwatch() as cold:
-        store = Store(store_settings(label))
+        store = Store(store_settings(label, gist))
         assistant = Assistant(store)
         assistant.ask(warm[0])
     for text in warm[1:]:
@@ -225,15 +228,22 @@ def measure(label: str, n_questions: int, n_scoped: int) -> dict[str, Any]:
     result: dict[str, Any] = {"label": label, "cold_s": cold.seconds, "all": time_questions(assistant, clock, timed)}
     answered = sentences[:]
     newest = date.fromisoformat(saved["newest"])
-    for key, days in WINDOWS.items():
-        since = newest - timedelta(days=days)
-        result[key] = time_questions(assistant, clock, timed[:n_scoped], Scope(since=since)) | {"since": str(since)}
+    kinds = scopes(store, newest)
+    indexed = store.catalog.count_papers("indexed")
+    for key, scope in kinds.items():
+        papers = len(assistant.retriever.resolve(scope).paper_ids)
+        result[key] = time_questions(assistant, clock, timed[:n_scoped], scope)
+        result[key] |= {"scope": scope.describe(), "papers": papers, "share": papers / indexed}
     result["peak_rss_mib"] = peak_rss_mb()
     result["load"] = [load_start, os.getloadavg()[0]]
-    result["dense_raw"] = dense_variants(store, timed, newest)
+    result["dense_raw"] = dense_variants(assistant.retriever, timed, newest)
     result["sentence_raw"] = sentence_variants(store, answered[:VARIANT_QUESTIONS])
-    result |= recall(store, timed)
-    result["disk_mib"] = disk_mib(store_dir(label))
+    ids, matrix = stored_vectors(store.vectors.collection)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    result |= recall(store, timed, ids, matrix)
+    exact, few = ExactDense(ids, matrix), timed[:VARIANT_QUESTIONS]
+    result["exact"] = {key: exactness(assistant.retriever, exact, few, scope) for key, scope in kinds.items()}
+    result["disk_mib"] = disk_mib(store_dir(label, gist))
     result["hnsw"] = store.vectors.collection.configuration_json.get("hnsw")
     result["embed_batch"] = store.embedder.embed_batch_size
     return result

@@ -3,6 +3,11 @@
 Everything lands under bench/.cache/latency/ (gitignored): plan.json (held-out ids and the seeded order),
 questions.json, keys.json + parts/NNNN.npy (each chunk's 64-piece gist vector, in plan order), and one
 papertalk data dir per size, written by the real ingest pipeline with the cached vectors handed in.
+
+`--gist 16` makes the stores affordable on a busy machine: each chunk's vector is the embedding of the
+first 8 word pieces of its title and the first 6 of its own text (16 with the two special pieces), about
+5x cheaper to embed than 64 pieces. Its vectors and stores live in bench/.cache/latency/gist16/; chunk
+texts, chunk count, HNSW size and BM25 are the same as with 64-piece gists.
 """
 
 from __future__ import annotations
@@ -10,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import pickle
 import random
 import time
 from pathlib import Path
@@ -32,6 +38,8 @@ TEMPLATES = (
     "What results are reported on {}?",
 )
 PART = 4096  # chunks per cached .npy part
+GIST = 64  # word pieces embedded per chunk by default (see `gist_dir`)
+TITLE_PIECES = 8  # with a shorter gist: title pieces first, then the chunk's own
 log = logging.getLogger(__name__)
 
 
@@ -81,9 +89,14 @@ def text_key(text: str) -> str:
 
 
 def chunk_all(papers: dict[str, Paper], order: list[str]) -> list[Chunk]:
+    """Every paper's chunks in plan order; kept in chunks.pkl, so building a store does not chunk again."""
     from ingest.chunking import Chunker
     from papertalk.settings import Settings
 
+    path = CACHE / "chunks.pkl"
+    if path.exists():
+        cached: list[Chunk] = pickle.loads(path.read_bytes())
+        return cached
     chunker = Chunker(Settings().chunking)
     out: list[Chunk] = []
     for n, pid in enumerate(order, start=1):
@@ -91,24 +104,66 @@ def chunk_all(papers: dict[str, Paper], order: list[str]) -> list[Chunk]:
         out += chunker.chunk(paper, paper.content_hash())
         if n % 10000 == 0:
             log.info("chunked %d papers (%d chunks)", n, len(out))
+    tmp = path.with_suffix(".tmp")
+    tmp.write_bytes(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
+    tmp.rename(path)
     return out
 
 
+class CachedChunker:
+    """Hands the ingest pipeline each paper's chunks from `chunk_all` (the same `Chunker` made them)."""
+
+    def __init__(self, chunks: list[Chunk]) -> None:
+        self.by_paper: dict[str, list[Chunk]] = {}
+        for chunk in chunks:
+            self.by_paper.setdefault(chunk.paper_id, []).append(chunk)
+
+    def chunk(self, paper: Paper, content_hash: str) -> list[Chunk]:
+        chunks = self.by_paper[paper.paper_id]
+        assert chunks[0].chunk_id.split("#")[1] == content_hash[:10], "chunks.pkl is stale: delete it"
+        return chunks
+
+
 # --- embeddings (cached) --------------------------------------------------------------------------
-def embed_parts(chunks: list[Chunk]) -> None:
-    """Embed every chunk's 64-piece gist, in order, into parts/NNNN.npy; existing parts are kept."""
+def gist_dir(gist: int = GIST) -> Path:
+    """Where the vectors and stores made with `gist`-piece gists live (64: the original layout)."""
+    return CACHE if gist == GIST else CACHE / f"gist{gist}"
+
+
+class GistText:
+    """The text whose embedding stands for a chunk: its embedded text (64 pieces), or a shorter mix of
+    the title's first pieces and the chunk's own, so two chunks of one paper keep different vectors."""
+
+    def __init__(self, gist: int) -> None:
+        from storage.embeddings import WordPieceCounter
+
+        self.gist = gist
+        self.counter = WordPieceCounter()
+
+    def __call__(self, chunk: Chunk) -> str:
+        if self.gist == GIST:
+            return chunk.embed_text  # `short=True` reads its first 64 pieces
+        title = chunk.embed_text[: len(chunk.embed_text) - len(chunk.text) - 1]
+        body_pieces = self.gist - 2 - TITLE_PIECES
+        return f"{self.counter.truncate(title, TITLE_PIECES)}\n{self.counter.truncate(chunk.text, body_pieces)}"
+
+
+def embed_parts(chunks: list[Chunk], gist: int = GIST) -> None:
+    """Embed every chunk's gist, in order, into parts/NNNN.npy; existing parts are kept."""
     from storage.embeddings import LocalMiniLMEmbedding
 
-    parts = CACHE / "parts"
+    folder = gist_dir(gist)
+    parts = folder / "parts"
     parts.mkdir(parents=True, exist_ok=True)
-    (CACHE / "keys.json").write_text(json.dumps([text_key(c.embed_text) for c in chunks]))
+    (folder / "keys.json").write_text(json.dumps([text_key(c.embed_text) for c in chunks]))
     model = LocalMiniLMEmbedding(threads=0, batch_size=32)
+    gist_text = GistText(gist)
     started, done = time.perf_counter(), 0
     for index, start in enumerate(range(0, len(chunks), PART)):
         path = parts / f"{index:04d}.npy"
         if path.exists():
             continue
-        texts = [c.embed_text for c in chunks[start : start + PART]]
+        texts = [gist_text(c) for c in chunks[start : start + PART]]
         vectors = model.embed_texts(texts, short=True)
         tmp = path.with_suffix(".tmp.npy")
         np.save(tmp, vectors)
@@ -126,12 +181,12 @@ def embed_parts(chunks: list[Chunk]) -> None:
         )
 
 
-def cached_vectors() -> tuple[list[str], np.ndarray]:
+def cached_vectors(gist: int = GIST) -> tuple[list[str], np.ndarray]:
     """(text keys, vectors) of every chunk embedded so far, in plan order."""
-    keys: list[str] = json.loads((CACHE / "keys.json").read_text())
+    keys: list[str] = json.loads((gist_dir(gist) / "keys.json").read_text())
     arrays = []
     for index in range(0, -(-len(keys) // PART)):
-        path = CACHE / "parts" / f"{index:04d}.npy"
+        path = gist_dir(gist) / "parts" / f"{index:04d}.npy"
         if not path.exists():
             break
         arrays.append(np.load(path))
@@ -139,18 +194,18 @@ def cached_vectors() -> tuple[list[str], np.ndarray]:
     return keys[: len(vectors)], vectors
 
 
-def embedded_all() -> bool:
-    keys = CACHE / "keys.json"
+def embedded_all(gist: int = GIST) -> bool:
+    keys = gist_dir(gist) / "keys.json"
     if not keys.exists():
         return False
     n = len(json.loads(keys.read_text()))
-    return all((CACHE / "parts" / f"{i:04d}.npy").exists() for i in range(-(-n // PART)))
+    return all((gist_dir(gist) / "parts" / f"{i:04d}.npy").exists() for i in range(-(-n // PART)))
 
 
-def prepare() -> None:
+def prepare(gist: int = GIST) -> None:
     """Plan, questions, and every chunk's gist vector; nothing is redone once all parts are cached."""
-    if (CACHE / "questions.json").exists() and embedded_all():
-        log.info("every chunk vector is cached in %s", CACHE)
+    if (CACHE / "questions.json").exists() and embedded_all(gist):
+        log.info("every chunk vector is cached in %s", gist_dir(gist))
         return
     papers = load_papers()
     plan = make_plan(papers)
@@ -158,7 +213,7 @@ def prepare() -> None:
     log.info("%d papers read, %d held out", len(papers), len(plan["holdout"]))
     chunks = chunk_all(papers, plan["order"])
     log.info("%d chunks", len(chunks))
-    embed_parts(chunks)
+    embed_parts(chunks, gist)
 
 
 # --- stores ---------------------------------------------------------------------------------------
@@ -198,17 +253,17 @@ class CachedGists(BaseEmbedding):
         raise NotImplementedError("CachedGists only serves chunk texts")
 
 
-def store_dir(label: str) -> Path:
-    return CACHE / f"store-{label}"
+def store_dir(label: str, gist: int = GIST) -> Path:
+    return gist_dir(gist) / f"store-{label}"
 
 
-def store_settings(label: str) -> Any:
+def store_settings(label: str, gist: int = GIST) -> Any:
     from papertalk.settings import Settings
 
-    return Settings(_env_file=None, data_dir=store_dir(label), llm={"backend": "extractive"})
+    return Settings(_env_file=None, data_dir=store_dir(label, gist), llm={"backend": "extractive"})
 
 
-def build_store(label: str, papers: dict[str, Paper], plan: dict[str, Any]) -> dict[str, Any] | None:
+def build_store(label: str, papers: dict[str, Paper], plan: dict[str, Any], gist: int = GIST) -> dict[str, Any] | None:
     """Ingest the first papers of the plan into store-LABEL; None while their vectors are not all cached yet.
 
     An unfinished build stops like a killed ingest (its last batch left pending) and the next call resumes
@@ -217,31 +272,34 @@ def build_store(label: str, papers: dict[str, Paper], plan: dict[str, Any]) -> d
     from ingest.pipeline import Ingestor
     from storage.store import Store
 
-    marker = store_dir(label) / "bench-built.json"
+    marker = store_dir(label, gist) / "bench-built.json"
     if marker.exists():
         built: dict[str, Any] = json.loads(marker.read_text())
-        store = Store(store_settings(label))
+        store = Store(store_settings(label, gist))
         store.keywords.refresh()  # an index left in an older format is rebuilt here, not while timing
         store.close()
         return built
     order = plan["order"][: SIZES[label]]
-    keys, vectors = cached_vectors()
-    store = Store(store_settings(label))
+    keys, vectors = cached_vectors(gist)
+    store = Store(store_settings(label, gist))
     store.__dict__["embedder"] = CachedGists(dict(zip(keys, vectors, strict=True)))
     try:
         with Stopwatch() as sw:
-            Ingestor(store, batch_chunks=2048).run(papers[pid] for pid in order)
+            ingestor = Ingestor(store, batch_chunks=2048)
+            if (CACHE / "chunks.pkl").exists():
+                ingestor.chunker = CachedChunker(chunk_all(papers, plan["order"]))  # type: ignore[assignment]
+            ingestor.run(papers[pid] for pid in order)
     except MissingVector:
         log.info("store-%s: %d papers indexed so far; rerun once more are embedded", label, indexed(store))
         return None
     finally:
         store.close()
-    store = Store(store_settings(label))
-    built = {"papers": indexed(store), "vectors": store.vectors.count(), "last_build_s": sw.seconds}
+    store = Store(store_settings(label, gist))
+    built = {"papers": indexed(store), "vectors": store.vectors.count(), "last_build_s": sw.seconds, "gist": gist}
     chunks = store.catalog.count_chunks()
     store.close()
     if built["papers"] != len(order) or built["vectors"] != chunks:
-        raise RuntimeError(f"store-{label} is incomplete ({built}): delete {store_dir(label)} and build again")
+        raise RuntimeError(f"store-{label} is incomplete ({built}): delete {store_dir(label, gist)} and build again")
     marker.write_text(json.dumps(built))
     log.info("built store-%s: %s", label, built)
     return built

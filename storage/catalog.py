@@ -12,6 +12,7 @@ import json
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
@@ -38,7 +39,9 @@ _RECORD_FILE = (
     "ON CONFLICT(sha256) DO UPDATE SET paper_id = excluded.paper_id"
 )
 
-
+# The papers whose chunks changed at each `chunks_version` (written in the same transaction as the change):
+# the keyword index catches up by re-reading just these papers (storage/keyword.py). Rows at or below the
+# meta key `chunk_changes_floor` are pruned once a keyword index folder holding that version is saved.
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -221,13 +224,15 @@ class Catalog:
 
     def paper_ids_between(self, since: date | None, until: date | None) -> list[str]:
         # `+status` keeps SQLite off the status index: the covering (published, status, paper_id) index
-        # answers a date range without touching paper rows (16 ms instead of ~200 ms at 112k papers).
-        sql, params = "SELECT paper_id FROM papers WHERE +status = 'indexed'", list[str]()
+        # answers a date range without touching paper rows (16 ms instead of ~200 ms at 112k papers), and
+        # one concatenated string is 4x cheaper to hand over than a row per paper.
+        sql, params = "SELECT group_concat(paper_id, char(31)) FROM papers WHERE +status = 'indexed'", list[str]()
         if since:
             sql, params = sql + " AND published >= ?", [*params, since.isoformat()]
         if until:
             sql, params = sql + " AND published <= ?", [*params, until.isoformat()]
-        return [r[0] for r in self.query(sql, params)]
+        joined = self.query(sql, params)[0][0]
+        return joined.split("\x1f") if joined else []
 
     def mark_pending(self, papers: list[Paper], hashes: dict[str, str], chunking: str | None = None) -> None:
         """Record (or update) papers as pending before their chunks are touched in the vector store.
@@ -270,12 +275,12 @@ class Catalog:
         return rows[0][0] if rows else None
 
     def mark_indexed(self, paper_ids: list[str], chunks: list[Chunk]) -> None:
-        """Replace the papers' chunk rows and mark them indexed, atomically."""
+        """Replace the papers' chunk rows and mark them indexed, atomically, with the version bump and the
+        papers' `chunk_changes` rows (inside the transaction: concurrent ingests never share a version)."""
         marks = ",".join("?" * len(paper_ids))
         counts: dict[str, int] = {pid: 0 for pid in paper_ids}
         for c in chunks:
             counts[c.paper_id] += 1
-        version = self.chunks_version + 1
         self.transaction(
             [
                 (f"DELETE FROM chunks WHERE paper_id IN ({marks})", tuple(paper_ids)),
@@ -289,9 +294,14 @@ class Catalog:
                     [(n, pid) for pid, n in counts.items()],
                 ),
                 (
-                    "INSERT INTO meta(key, value) VALUES('chunks_version', ?) "
-                    "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                    (str(version),),
+                    "INSERT INTO meta(key, value) VALUES('chunks_version', '1') "
+                    "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+                    (),
+                ),
+                (
+                    "INSERT INTO chunk_changes(version, paper_id) SELECT CAST(m.value AS INTEGER), p.paper_id "
+                    f"FROM meta m, papers p WHERE m.key = 'chunks_version' AND p.paper_id IN ({marks})",
+                    tuple(paper_ids),
                 ),
             ]
         )
@@ -360,3 +370,14 @@ class Catalog:
             for r in rows:
                 yield r["chunk_id"], f"{r['title']}\n{r['text']}"
             last = rows[-1]["rowid"]
+
+    # --- consistent reads -------------------------------------------------------------------------
+    @contextmanager
+    def snapshot(self) -> Iterator[None]:
+        """Queries inside the block see one state of the database, whatever other processes commit meanwhile."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            try:
+                yield
+            finally:
+                self._db.execute("COMMIT")

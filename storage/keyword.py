@@ -1,28 +1,43 @@
-"""The BM25 keyword index (bm25s), persisted next to the vector store.
+"""The BM25 keyword index, kept in step with the catalog without rebuilding it.
 
-It is rebuilt from the catalog's chunk texts when ingestion has changed them (the catalog's
-`chunks_version` moves on each change), never at query time unless it is missing or stale.
+On disk (`keyword_path`) lies a main segment, `main-<version>/`: every chunk of the catalog at that
+`chunks_version`. Each change to a paper's chunks bumps `chunks_version` and logs the paper in
+`chunk_changes`, in the transaction that changes them (storage/catalog.py). Catching up reads, in one read
+snapshot, the papers logged since the index's version and their current chunks: their old chunks are marked
+dead and the current ones become a small delta segment. Scores use the statistics of all live chunks
+(storage/bm25.py), so a search after any sequence of adds, replacements and deletions ranks exactly as a
+full rebuild would. When the deltas pass `MERGE_AT` of the main segment, `refresh` (which an ingest calls
+after writing) merges them into a new main folder and prunes the log; every process that later sees the
+log's floor pass its own version loads that folder. Processes never write the same file: folders are
+written under a temporary name and renamed.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import os
 import shutil
 import threading
-from collections.abc import Iterable, Sequence
+import time
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from storage import bm25
+from storage.bm25 import Segment, Stats
 from storage.catalog import Catalog
 
 log = logging.getLogger(__name__)
 
-
-INDEX_FORMAT = 2  # 2: title + chunk text; an index in another format is rebuilt
+INDEX_FORMAT = 3  # 3: bm25 segments + change log; folders in another format are ignored and rebuilt
+MERGE_AT = 0.05  # deltas holding more chunks than this share of the main segment are merged into it
+MAX_DELTAS = 16  # more delta segments than this are merged into one (in memory)
+FLOOR_KEY = "chunk_changes_floor"
 
 
 def _bm25s() -> Any:
@@ -46,111 +61,236 @@ class KeywordTokenizer:
         return out
 
 
-def _positions_by_paper(chunk_ids: list[str]) -> dict[str, np.ndarray]:
-    """Chunk ids are `paper_id#hash#ordinal`: group index positions by paper."""
-    groups: dict[str, list[int]] = {}
-    for position, chunk_id in enumerate(chunk_ids):
-        groups.setdefault(chunk_id.split("#", 1)[0], []).append(position)
-    return {pid: np.array(pos, dtype=np.int64) for pid, pos in groups.items()}
+@dataclass
+class _State:
+    """What a search reads: replaced as a whole on each catch-up, so searches need no lock."""
+
+    segments: list[Segment] = field(default_factory=list)  # the main segment first
+    papers: list[str] = field(default_factory=list)  # paper number -> paper id
+    paper_no: dict[str, int] = field(default_factory=dict)
+    version: int = -1  # the catalog's chunks_version these segments reflect
+    main_version: int = -1
+    stats: Stats = field(default_factory=lambda: Stats(0, 0.0))
+    norms: list[np.ndarray] = field(default_factory=list)
+    cache: dict[str, bm25.Contributions | None] = field(default_factory=dict)  # common terms, for these stats
+
+    def with_segments(self, segments: list[Segment], version: int) -> _State:
+        stats = Stats.of(segments)
+        norms = [stats.norms(s) for s in segments] if stats.n_docs else [np.zeros(len(s)) for s in segments]
+        return _State(segments, self.papers, self.paper_no, version, self.main_version, stats, norms)
+
+    def number(self, paper_id: str) -> int:
+        """The paper's number, added to the table if new (the table only grows while the state lives)."""
+        number = self.paper_no.get(paper_id)
+        if number is None:
+            number = self.paper_no[paper_id] = len(self.papers)
+            self.papers.append(paper_id)
+        return number
 
 
 class KeywordIndex:
-    """BM25 over every chunk; `search` can be limited to some papers."""
+    """BM25 over every chunk (title + text); `search` can be limited to some papers."""
 
     def __init__(self, path: Path, catalog: Catalog) -> None:
         self.path = path
         self.catalog = catalog
         self.tokenize = KeywordTokenizer()
         self._lock = threading.Lock()
-        self._bm25: Any = None
-        self._chunk_ids: list[str] = []
-        self._positions: dict[str, np.ndarray] = {}  # paper id -> positions of its chunks in the index
-        self._version = -1
+        self._state = _State()
 
-    # --- build / load -----------------------------------------------------------------------------
+    # --- keeping up with the catalog --------------------------------------------------------------
     def refresh(self) -> bool:
-        """Make the index match the catalog; True when it had to be rebuilt."""
-        with self._lock:
-            wanted = self.catalog.chunks_version
-            if self._bm25 is not None and self._version == wanted:
-                return False
-            if self._load(wanted):
-                return False
-            self._build(wanted)
-            return True
+        """Catch up with the catalog, and merge the deltas into a saved main segment once they are large.
 
-    def _load(self, wanted: int) -> bool:
-        meta_file = self.path / "papertalk.json"
-        if not meta_file.exists():
+        An ingest calls this after writing; searches only catch up. True when anything was read or merged.
+        """
+        with self._lock:
+            changed = self._catch_up()
+            state = self._state
+            delta = sum(len(s) for s in state.segments[1:])
+            if state.segments and delta > MERGE_AT * max(1, len(state.segments[0])):
+                self._merge_and_save()
+                return True
+            return changed
+
+    def _catch_up(self) -> bool:
+        state = self._state
+        if self.catalog.chunks_version == state.version:
             return False
-        meta = json.loads(meta_file.read_text())
-        if meta.get("version") != wanted or meta.get("format") != INDEX_FORMAT:
-            return False
-        self._bm25 = (
-            _bm25s().BM25.load(str(self.path / "index"), mmap=False, show_progress=False) if meta["n"] else None
-        )
-        self._chunk_ids = meta["chunk_ids"]
-        self._positions = _positions_by_paper(self._chunk_ids)
-        self._version = wanted
+        # First use, or another process saved a newer main segment (so ours is older than the log reaches).
+        if (state.version < 0 or self._floor() > state.main_version) and not self._load_main():
+            self._build_all()
+            return True
+        while not self._apply_changes():  # the log was pruned past us: a newer main folder holds it
+            if not self._load_main():
+                self._build_all()
+                return True
         return True
 
-    def _build(self, version: int) -> None:
-        bm25s = _bm25s()
-        ids: list[str] = []
-        tokens: list[list[str]] = []
-        batch_ids, batch_texts = [], []
+    def _apply_changes(self) -> bool:
+        """Replace the chunks of every paper logged since our version; False if the log no longer reaches back."""
+        state = self._state
+        with self.catalog.snapshot():
+            version = self.catalog.chunks_version
+            if self._floor() > state.version:
+                return False
+            window = (state.version, version)
+            changed = [r[0] for r in self.catalog.query(_CHANGED_PAPERS, window)]
+            rows = self.catalog.query(_CHUNKS_OF_CHANGED, window)
+        if version != state.version:
+            self._replace_papers(changed, rows, version)
+        return True
+
+    def _replace_papers(self, changed: list[str], rows: Sequence[Any], version: int) -> None:
+        old = self._state  # searches may still read it: its paper table is copied, not extended
+        state = _State(old.segments, list(old.papers), dict(old.paper_no), old.version, old.main_version)
+        gone = np.zeros(len(state.papers), dtype=bool)
+        gone[[state.paper_no[p] for p in changed if p in state.paper_no]] = True
+        segments = [seg.without_papers(gone) for seg in state.segments]
+        if rows:
+            segments.append(self._segment(state, [r[0] for r in rows], [f"{r[2]}\n{r[3]}" for r in rows]))
+        if len(segments) > MAX_DELTAS + 1:
+            segments = [segments[0], bm25.merge(segments[1:])]
+        self._state = state.with_segments(segments, version)
+
+    def _segment(self, state: _State, chunk_ids: list[str], texts: list[str]) -> Segment:
+        numbers = np.array([state.number(c.split("#", 1)[0]) for c in chunk_ids], dtype=np.int32)
+        return bm25.build(self.tokenize(texts), chunk_ids, numbers)
+
+    def _floor(self) -> int:
+        return int(self.catalog.get_meta(FLOOR_KEY) or 0)
+
+    # --- the main segment on disk -----------------------------------------------------------------
+    def _build_all(self) -> None:
+        """Tokenize every chunk of the catalog into a new main segment and save it."""
+        start = self.catalog.chunks_version  # read first: changes made while reading are caught up below
+        state = _State(version=start, main_version=start)
+        segments, ids, texts = [], [], []
         for chunk_id, text in self.catalog.iter_chunk_texts():
-            batch_ids.append(chunk_id)
-            batch_texts.append(text)
-            if len(batch_texts) >= 5000:
-                ids += batch_ids
-                tokens += self.tokenize(batch_texts)
-                batch_ids, batch_texts = [], []
-        ids += batch_ids
-        tokens += self.tokenize(batch_texts) if batch_texts else []
-        tmp = self.path.with_name(self.path.name + ".tmp")
-        shutil.rmtree(tmp, ignore_errors=True)
-        tmp.mkdir(parents=True)
-        bm25 = None
+            ids.append(chunk_id)
+            texts.append(text)
+            if len(ids) >= 5000:
+                segments.append(self._segment(state, ids, texts))
+                ids, texts = [], []
         if ids:
-            bm25 = bm25s.BM25()
-            bm25.index(tokens, show_progress=False)
-            bm25.save(str(tmp / "index"), show_progress=False)
-        (tmp / "papertalk.json").write_text(
-            json.dumps({"version": version, "format": INDEX_FORMAT, "n": len(ids), "chunk_ids": ids})
+            segments.append(self._segment(state, ids, texts))
+        self._state = state.with_segments([bm25.merge(segments)], start)
+        if not self._apply_changes():  # another process saved a newer main while we read: take that
+            self._catch_up()
+            return
+        self._merge_and_save()
+        log.info("keyword index built: %d chunks", self._state.stats.n_docs)
+
+    def _merge_and_save(self) -> None:
+        """Merge every segment into one, save it as main-<version>, and prune the change log up to it."""
+        state = self._state
+        main, papers = bm25.compact(state.segments, state.papers)
+        folder = self.path / f"main-{state.version:012d}"
+        if not folder.exists():
+            tmp = self.path / f".tmp-{state.version}-{os.getpid()}-{threading.get_ident()}"
+            shutil.rmtree(tmp, ignore_errors=True)
+            main.save(tmp, papers)
+            (tmp / "meta.json").write_text(json.dumps({"format": INDEX_FORMAT, "version": state.version}))
+            try:
+                tmp.rename(folder)
+            except OSError:  # another process saved the same version first: the same chunks
+                shutil.rmtree(tmp, ignore_errors=True)
+        self.catalog.transaction(
+            [
+                ("DELETE FROM chunk_changes WHERE version <= ?", (state.version,)),
+                (
+                    "INSERT INTO meta(key, value) VALUES(?, ?) ON CONFLICT(key) DO UPDATE "
+                    "SET value = MAX(CAST(value AS INTEGER), CAST(excluded.value AS INTEGER))",
+                    (FLOOR_KEY, str(state.version)),
+                ),
+            ]
         )
-        shutil.rmtree(self.path, ignore_errors=True)
-        tmp.rename(self.path)
-        self._bm25, self._chunk_ids, self._version = bm25, ids, version
-        self._positions = _positions_by_paper(ids)
-        log.info("keyword index rebuilt: %d chunks", len(ids))
+        fresh = _State(papers=papers, paper_no={p: i for i, p in enumerate(papers)}, main_version=state.version)
+        self._state = fresh.with_segments([main], state.version)
+        self._remove_old_folders()
+
+    def _main_folders(self) -> Iterator[tuple[int, Path]]:
+        for folder in self.path.glob("main-*"):
+            try:
+                meta = json.loads((folder / "meta.json").read_text())
+            except (OSError, ValueError):  # being removed by another process, or not ours
+                continue
+            if meta.get("format") == INDEX_FORMAT:
+                yield int(meta["version"]), folder
+
+    def _load_main(self) -> bool:
+        """Load the newest saved main segment the catalog can have produced; False when there is none."""
+        for _ in range(3):  # a folder can vanish between listing and reading when another process prunes
+            floor, newest = self._floor(), self.catalog.chunks_version
+            usable = [(v, f) for v, f in self._main_folders() if floor <= v <= newest]
+            if not usable:
+                return False
+            version, folder = max(usable)
+            try:
+                segment, papers = Segment.load(folder)
+            except OSError:
+                continue
+            fresh = _State(papers=papers, paper_no={p: i for i, p in enumerate(papers)}, main_version=version)
+            self._state = fresh.with_segments([segment], version)
+            return True
+        return False
+
+    def _remove_old_folders(self) -> None:
+        floor = self._floor()
+        for version, folder in list(self._main_folders()):
+            if version < floor:
+                shutil.rmtree(folder, ignore_errors=True)
+        for tmp in self.path.glob(".tmp-*"):  # left by a process killed while saving (none saves for an hour)
+            if time.time() - tmp.stat().st_mtime > 3600:
+                shutil.rmtree(tmp, ignore_errors=True)
+        for old in ("index", "papertalk.json"):  # the previous format (one bm25s index, rebuilt on each change)
+            target = self.path / old
+            if target.is_dir():
+                shutil.rmtree(target, ignore_errors=True)
+            elif target.exists():
+                target.unlink()
 
     # --- search -----------------------------------------------------------------------------------
-    def mask_for(self, paper_ids: Iterable[str]) -> np.ndarray:
-        mask = np.zeros(len(self._chunk_ids), dtype=np.float32)
-        empty = np.zeros(0, dtype=np.int64)
-        for pid in paper_ids:
-            mask[self._positions.get(pid, empty)] = 1.0
-        return mask
+    def mask_for(self, paper_ids: Iterable[str], state: _State | None = None) -> list[np.ndarray]:
+        """For each segment, which of its chunks belong to `paper_ids`."""
+        state = state or self._state
+        known = state.paper_no.keys() & paper_ids
+        numbers = np.fromiter(map(state.paper_no.__getitem__, known), dtype=np.int64, count=len(known))
+        table = np.zeros(len(state.papers), dtype=bool)
+        table[numbers] = True
+        return [table[seg.doc_paper] for seg in state.segments]
 
     def search(self, query: str, k: int, paper_ids: Sequence[str] | None = None) -> list[tuple[str, float]]:
-        """(chunk_id, BM25 score) of the best `k` chunks with a positive score."""
-        self.refresh()
-        if self._bm25 is None:
+        """(chunk_id, BM25 score) of the best `k` chunks with a positive score, ties by chunk id."""
+        with self._lock:
+            self._catch_up()
+        state = self._state
+        terms = self.tokenize([query])[0]
+        if not terms or not state.stats.n_docs:
             return []
-        vocab = self._bm25.vocab_dict
-        terms = [t for t in self.tokenize([query])[0] if t in vocab]
-        if not terms:
+        masks = self.mask_for(paper_ids, state) if paper_ids is not None else None
+        if masks is not None and not any(m.any() for m in masks):
             return []
-        weights = None
-        if paper_ids is not None:
-            weights = self.mask_for(paper_ids)
-            if not weights.any():
-                return []
-        scores = (
-            self._bm25.get_scores(terms, weight_mask=weights) if weights is not None else self._bm25.get_scores(terms)
-        )
-        k = min(k, len(scores))
-        top = np.argpartition(-scores, k - 1)[:k]
-        top = top[np.argsort(-scores[top])]
-        return [(self._chunk_ids[i], float(scores[i])) for i in top if scores[i] > 0]
+        found: list[tuple[float, str]] = []
+        for i, scores in enumerate(bm25.scores(state.segments, state.norms, state.stats, terms, state.cache)):
+            if masks is not None:
+                scores = np.where(masks[i], scores, 0.0)
+            found += _best(scores, state.segments[i].chunk_ids, k)
+        found.sort(key=lambda hit: (-hit[0], hit[1]))
+        return [(chunk_id, score) for score, chunk_id in found[:k]]
+
+
+def _best(scores: np.ndarray, chunk_ids: list[str], k: int) -> list[tuple[float, str]]:
+    """(score, chunk id) of the positive scores among the top `k`, every tie at the cut included."""
+    positive = np.flatnonzero(scores > 0)
+    if len(positive) > k:
+        cut = np.partition(scores[positive], len(positive) - k)[len(positive) - k]
+        positive = positive[scores[positive] >= cut]
+    return [(float(scores[i]), chunk_ids[i]) for i in positive]
+
+
+_CHANGED_PAPERS = "SELECT DISTINCT paper_id FROM chunk_changes WHERE version > ? AND version <= ?"
+_CHUNKS_OF_CHANGED = (
+    "SELECT c.chunk_id, c.paper_id, p.title, c.text FROM chunks c JOIN papers p ON p.paper_id = c.paper_id "
+    "WHERE c.paper_id IN (SELECT paper_id FROM chunk_changes WHERE version > ? AND version <= ?) ORDER BY c.rowid"
+)

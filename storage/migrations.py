@@ -201,3 +201,15 @@ UPDATE papers SET text_pages = (
 ) WHERE n_pages > 0
 """,
     )
+
+
+@migration
+def m006_chunk_changes(db: sqlite3.Connection) -> None:
+    """Which papers' chunks changed at each `chunks_version`, so the keyword index catches up by delta."""
+    _run(
+        db,
+        """
+CREATE TABLE IF NOT EXISTS chunk_changes (version INTEGER NOT NULL, paper_id TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS chunk_changes_version ON chunk_changes(version)
+""",
+    )

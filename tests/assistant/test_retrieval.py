@@ -65,6 +65,19 @@ def test_keyword_search_matches_title_words_missing_from_the_chunk(store: Store)
     assert hits and hits[0][0].startswith("2501.00077#")
 
 
+def spy_on_dense_filters(store: Store, monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The `paper_ids` filter of each dense search, in order (None: unfiltered)."""
+    calls: list[object] = []
+    original = store.vectors.search
+
+    def spy(vector, k, paper_ids=None, published=None):  # type: ignore[no-untyped-def]
+        calls.append(paper_ids)
+        return original(vector, k, paper_ids=paper_ids, published=published)
+
+    monkeypatch.setattr(store.vectors, "search", spy)
+    return calls
+
+
 def test_wide_scopes_filter_after_the_search_and_stay_in_scope(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     import assistant.retrieval as retrieval
 
@@ -72,15 +85,56 @@ def test_wide_scopes_filter_after_the_search_and_stay_in_scope(corpus: Store, mo
     members = set(corpus.topics.paper_ids(corpus.topics.get(TOPIC).slug))
     filtered = HybridRetriever(corpus).retrieve(question, Scope(topic=TOPIC), k=8)
     monkeypatch.setattr(retrieval, "WIDE_SCOPE", 5)  # the 30-paper topic now counts as wide
-    calls: list[object] = []
-    original = corpus.vectors.search
-
-    def spy(vector, k, paper_ids=None, published=None):  # type: ignore[no-untyped-def]
-        calls.append(paper_ids)
-        return original(vector, k, paper_ids=paper_ids, published=published)
-
-    monkeypatch.setattr(corpus.vectors, "search", spy)
+    calls = spy_on_dense_filters(corpus, monkeypatch)
     wide = HybridRetriever(corpus).retrieve(question, Scope(topic=TOPIC), k=8)
     assert calls[0] is None  # searched unfiltered, then kept what is in scope
     assert wide and {p.paper_id for p in wide} <= members
     assert [p.chunk_id for p in wide] == [p.chunk_id for p in filtered]
+
+
+def test_topic_and_date_together_keep_only_papers_in_both(corpus: Store) -> None:
+    members = set(corpus.topics.paper_ids(corpus.topics.get(TOPIC).slug))
+    dated = sorted((r.published, r.paper_id) for r in corpus.catalog.list_papers(limit=100) if r.published)
+    pivot = dated[len(dated) // 2][0]
+    both = {pid for published, pid in dated if published >= pivot} & members
+    passages = HybridRetriever(corpus).retrieve("language model agents", Scope(topic=TOPIC, since=pivot), k=20)
+    assert passages and {p.paper_id for p in passages} <= both
+    assert len({p.paper_id for p in passages}) > 1
+
+
+QUESTIONS = [
+    "reinforcement learning for language model agents",
+    "How are rewards designed for web agents?",
+    "benchmarks for tool use",
+    "multi-turn planning with search engines",
+]
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_wide_date_scopes_return_what_an_exactly_filtered_search_returns(
+    corpus: Store, question: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import assistant.retrieval as retrieval
+
+    dates = sorted(r.published for r in corpus.catalog.list_papers(limit=100) if r.published)
+    for since in (dates[len(dates) // 3], dates[2 * len(dates) // 3]):
+        scope = Scope(since=since)
+        exact = HybridRetriever(corpus).retrieve(question, scope, k=8)  # narrow: Chroma filters
+        monkeypatch.setattr(retrieval, "WIDE_SCOPE", 2)
+        wide = HybridRetriever(corpus).retrieve(question, scope, k=8)
+        monkeypatch.undo()
+        assert wide and [p.chunk_id for p in wide] == [p.chunk_id for p in exact]
+
+
+def test_too_few_hits_in_scope_fall_back_to_chromas_filter(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    import assistant.retrieval as retrieval
+
+    dates = sorted(r.published for r in corpus.catalog.list_papers(limit=100) if r.published)
+    scope = Scope(since=dates[-4])  # the newest few papers
+    exact = HybridRetriever(corpus).retrieve(QUESTIONS[0], scope, k=8)
+    monkeypatch.setattr(retrieval, "WIDE_SCOPE", 2)
+    monkeypatch.setattr(retrieval, "MAX_FETCH", 3)  # an unfiltered search this short cannot hold 2 x top_k
+    calls = spy_on_dense_filters(corpus, monkeypatch)
+    fallback = HybridRetriever(corpus).retrieve(QUESTIONS[0], scope, k=8)
+    assert calls[0] is None and calls[1] is not None
+    assert [p.chunk_id for p in fallback] == [p.chunk_id for p in exact]

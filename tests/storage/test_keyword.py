@@ -1,0 +1,167 @@
+"""The incremental keyword index on real arXiv records: it must rank exactly as a full rebuild would."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import storage.keyword as keyword
+from ingest.chunking import Chunker
+from ingest.sources import arxiv_papers
+from papertalk.settings import Settings
+from storage import bm25
+from storage.catalog import Catalog
+from storage.keyword import KeywordIndex, KeywordTokenizer, _bm25s
+from storage.records import Paper
+from tests.conftest import demo_records
+
+QUERIES = [
+    "reinforcement learning for language model agents",
+    "retrieval augmented generation benchmark",
+    "tool use planning web navigation",
+    "reward model preference optimisation",
+    "multi-agent collaboration",
+]
+
+
+def real_papers(tmp_path: Path, n: int) -> list[Paper]:
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in demo_records(n)))
+    return [p for p in arxiv_papers(path) if isinstance(p, Paper)]
+
+
+def write(catalog: Catalog, papers: list[Paper], chunker: Chunker) -> None:
+    """What an ingest does to the catalog (the vector store plays no part in keyword search)."""
+    catalog.mark_pending(papers, {p.paper_id: p.content_hash() for p in papers})
+    chunks = [c for p in papers for c in chunker.chunk(p, p.content_hash())]
+    catalog.mark_indexed([p.paper_id for p in papers], chunks)
+
+
+def shrink(catalog: Catalog, papers: list[Paper], chunker: Chunker) -> None:
+    """Replace papers by one-sentence versions: their other chunks are deleted."""
+    short = [replace(p, abstract="A short note on agents.") for p in papers]
+    assert all(len(chunker.chunk(p, "h")) > 1 for p in papers)
+    write(catalog, short, chunker)
+
+
+def rebuilt(catalog: Catalog, tmp_path: Path, name: str) -> KeywordIndex:
+    """A full rebuild over a copy of the catalog (a rebuild on the same catalog would prune its log)."""
+    copy = tmp_path / f"{name}.sqlite3"
+    with sqlite3.connect(catalog.path) as src, sqlite3.connect(copy) as dst:
+        src.backup(dst)
+    return KeywordIndex(tmp_path / f"{name}-keyword", Catalog(copy))
+
+
+def assert_ranks_as_rebuild(index: KeywordIndex, catalog: Catalog, tmp_path: Path, name: str) -> None:
+    reference = rebuilt(catalog, tmp_path, name)
+    some = [r[0] for r in catalog.query("SELECT paper_id FROM papers ORDER BY paper_id")][::3]
+    titles = [r[0] for r in catalog.query("SELECT title FROM papers ORDER BY paper_id LIMIT 5")]
+    for query in QUERIES + titles:
+        for scope in (None, some):
+            got = index.search(query, 20, scope)
+            assert got, query
+            assert got == reference.search(query, 20, scope), (query, scope is not None)
+    reference.catalog.close()
+
+
+@pytest.fixture
+def catalog(tmp_path: Path) -> Catalog:
+    return Catalog(tmp_path / "catalog.sqlite3")
+
+
+@pytest.fixture
+def chunker() -> Chunker:
+    return Chunker(Settings().chunking)
+
+
+def test_scores_equal_bm25s_on_real_abstracts() -> None:
+    texts = [f"{r['title']}\n{r['abstract']}" for r in demo_records(300)]
+    tokens = KeywordTokenizer()(texts)
+    segment = bm25.build(tokens, [f"p{i}#h#0000" for i in range(len(texts))], np.arange(len(texts)))
+    stats = bm25.Stats.of([segment])
+    reference = _bm25s().BM25()
+    reference.index(tokens, show_progress=False)
+    for query in QUERIES:
+        terms = KeywordTokenizer()([query])[0]
+        ours = bm25.scores([segment], [stats.norms(segment)], stats, terms)[0]
+        theirs = reference.get_scores([t for t in terms if t in reference.vocab_dict])
+        assert (ours > 0).sum() > 10
+        np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
+
+
+def test_adds_replacements_and_deletions_rank_as_a_full_rebuild(
+    catalog: Catalog, chunker: Chunker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(keyword, "MERGE_AT", 10.0)  # keep every change in delta segments
+    monkeypatch.setattr(bm25, "CACHE_MIN", 1)  # every term's contributions cached until the next change
+    papers = real_papers(tmp_path, 60)
+    write(catalog, papers[:40], chunker)
+    index = KeywordIndex(tmp_path / "keyword", catalog)
+    index.refresh()
+    mains = sorted(p.name for p in (tmp_path / "keyword").glob("main-*"))
+    assert_ranks_as_rebuild(index, catalog, tmp_path, "built")
+    write(catalog, papers[40:50], chunker)  # add
+    assert_ranks_as_rebuild(index, catalog, tmp_path, "added")
+    changed = [replace(p, abstract=p.abstract + " We also study quantum annealing schedules.") for p in papers[:3]]
+    write(catalog, changed, chunker)  # replace
+    assert_ranks_as_rebuild(index, catalog, tmp_path, "replaced")
+    shrink(catalog, [p for p in papers[4:50] if len(chunker.chunk(p, "h")) > 1][:2], chunker)
+    write(catalog, [papers[50]], chunker)
+    index.refresh()
+    assert_ranks_as_rebuild(index, catalog, tmp_path, "deleted")
+    assert sorted(p.name for p in (tmp_path / "keyword").glob("main-*")) == mains  # nothing was rebuilt
+
+
+def test_replaced_and_deleted_chunks_stop_matching(catalog: Catalog, chunker: Chunker, tmp_path: Path) -> None:
+    papers = real_papers(tmp_path, 20)
+    marked = replace(papers[0], abstract=papers[0].abstract + " Zorblatt calibration.")
+    write(catalog, [*papers[1:], marked], chunker)
+    index = KeywordIndex(tmp_path / "keyword", catalog)
+    old = {c for c, _ in index.search("zorblatt", 10)}
+    assert old and all(c.startswith(marked.paper_id + "#") for c in old)
+    write(catalog, [replace(marked, abstract=papers[0].abstract + " Quorvex calibration.")], chunker)
+    assert index.search("zorblatt", 10) == []
+    new = {c for c, _ in index.search("quorvex", 10)}
+    assert new and not new & old
+    many = [c for c, _ in index.search(marked.title, 50, [marked.paper_id])]
+    assert len(many) > 1
+    shrink(catalog, [marked], chunker)
+    assert index.search("quorvex", 10) == []
+    assert [c for c, _ in index.search(marked.title, 50, [marked.paper_id])] == [
+        r[0] for r in catalog.query("SELECT chunk_id FROM chunks WHERE paper_id = ?", (marked.paper_id,))
+    ]
+
+
+def test_large_deltas_are_merged_into_a_saved_main_that_other_processes_load(
+    catalog: Catalog, chunker: Chunker, tmp_path: Path
+) -> None:
+    papers = real_papers(tmp_path, 60)
+    write(catalog, papers[:20], chunker)
+    index = KeywordIndex(tmp_path / "keyword", catalog)
+    index.refresh()
+    reader = KeywordIndex(tmp_path / "keyword", Catalog(catalog.path))  # another process's view
+    assert reader.search(QUERIES[0], 5)
+    write(catalog, papers[20:60], chunker)  # far over MERGE_AT of the main segment
+    index.refresh()
+    version = catalog.chunks_version
+    assert [p.name for p in (tmp_path / "keyword").glob("main-*")] == [f"main-{version:012d}"]
+    assert not catalog.query("SELECT * FROM chunk_changes WHERE version <= ?", (version,))
+    assert int(catalog.get_meta("chunk_changes_floor") or 0) == version
+    write(catalog, [replace(papers[7], abstract="Replaced after the merge.")], chunker)
+    assert_ranks_as_rebuild(reader, catalog, tmp_path, "reader")  # loads the merged main, then the change
+    assert_ranks_as_rebuild(KeywordIndex(tmp_path / "keyword", Catalog(catalog.path)), catalog, tmp_path, "fresh")
+
+
+def test_an_index_in_the_previous_format_is_replaced(catalog: Catalog, chunker: Chunker, tmp_path: Path) -> None:
+    write(catalog, real_papers(tmp_path, 10), chunker)
+    folder = tmp_path / "keyword"
+    (folder / "index").mkdir(parents=True)
+    (folder / "papertalk.json").write_text(json.dumps({"version": 1, "format": 2, "n": 0, "chunk_ids": []}))
+    index = KeywordIndex(folder, catalog)
+    assert index.search(QUERIES[0], 5)
+    assert sorted(p.name for p in folder.iterdir()) == [f"main-{catalog.chunks_version:012d}"]
