@@ -3,10 +3,11 @@
 The 5,183 SciFact abstracts are ingested with `Ingestor` as abstract-only papers (title + abstract,
 paper id `scifact-<doc id>`) into bench/.cache/scifact/ (kept between runs: embedding them takes
 minutes). Every claim is run once against the store's dense index (Chroma) and keyword index (bm25s),
-plus two keyword variants built here (BM25 over title + chunk, and over title + whole abstract). The
-fusion (chunk or paper level, candidates, rrf_k, weights) is tuned on the train claims only, from
-rankings 1,000 deep; the table reports the 300 test claims, as BEIR does. The current and the tuned
-chunk-level settings are also run end to end through `HybridRetriever`.
+plus two keyword variants built here (BM25 with RM3 pseudo-relevance feedback over the same chunk texts,
+and BM25 over title + whole abstract; bench/keyword_runs.py). Each fusion (RRF or a convex combination of
+normalised scores, assistant/fusion.py; chunk or paper level; candidates, rrf_k, weights) is tuned on the
+train claims only, from rankings 1,000 deep; the table reports the 300 test claims, as BEIR does. The
+current defaults and the best fusion papertalk can run are also run end to end through `HybridRetriever`.
 
     nice -n 10 python -m bench.bench_scifact          # --data DIR for another BEIR-layout folder
 """
@@ -27,27 +28,38 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import numpy as np
-
+from assistant.fusion import Ranked
 from assistant.retrieval import HybridRetriever
-from bench.common import ROOT, add_common_args, markdown_table, publish, quiet_logs, require, shared_dir
+from bench.common import (
+    ROOT,
+    add_common_args,
+    markdown_table,
+    percentile,
+    publish,
+    quiet_logs,
+    require,
+    shared_dir,
+)
 from bench.fusion_eval import (
+    Convex,
     Fusion,
     Level,
+    Method,
     Qrels,
     Runs,
     Scores,
     evaluate,
     fuse_all,
-    grid,
+    ids,
     paired_gain,
     papers_of,
-    tune,
+    tune_convex,
+    tune_rrf,
 )
+from bench.keyword_runs import FEEDBACK_GRID, Feedback, LocalBM25, timed_queries
 from ingest.pipeline import Ingestor
 from papertalk.settings import ChromaSettings, RetrievalSettings, Settings
 from storage.embeddings import embedding_identity
-from storage.keyword import KeywordTokenizer, _bm25s
 from storage.records import Paper
 from storage.store import Store
 
@@ -57,9 +69,10 @@ DEPTH = 1000  # chunks taken from each retriever per query; candidates are cut f
 CANDIDATES = (50, 100, 200, 400, 1000)
 RRF_KS = (1, 5, 10, 20, 40, 60, 100)
 DENSE_WEIGHTS = (0.25, 0.5, 0.75, 1.0, 1.25, 1.5, 2.0, 3.0)
+CONVEX_WEIGHTS = tuple(round(0.05 * i, 2) for i in range(21))
 KEYWORD_SOURCES = {
-    "index": "BM25, papertalk keyword index (chunk text)",
-    "titled": "BM25 over title + chunk text",
+    "index": "BM25, papertalk keyword index (title + chunk)",
+    "prf": "BM25 + RM3 feedback (title + chunk)",
     "whole": "BM25 over title + whole abstract",
 }
 
@@ -114,7 +127,7 @@ def ingest(store: Store, beir: Beir) -> None:
 
     def progress(n: int) -> None:
         done[0] += n
-        if done[0] % 500 == 0:
+        if done[0] // 500 > (done[0] - n) // 500:
             print(f"  ingest: {done[0]:,}/{len(beir.corpus):,} papers, {time.perf_counter() - start:.0f} s", flush=True)
 
     report = Ingestor(store).run(papers, progress)
@@ -124,58 +137,51 @@ def ingest(store: Store, beir: Beir) -> None:
 
 
 # --- rankings ------------------------------------------------------------------------------------
-class LocalBM25:
-    """bm25s over given texts with papertalk's keyword tokenizer: the keyword variants the store lacks."""
-
-    def __init__(self, ids: Sequence[str], texts: list[str]) -> None:
-        self.ids = list(ids)
-        self.tokenize = KeywordTokenizer()
-        self.bm25 = _bm25s().BM25()
-        self.bm25.index(self.tokenize(texts), show_progress=False)
-
-    def search(self, query: str, k: int) -> list[str]:
-        vocab = self.bm25.vocab_dict
-        terms = [t for t in self.tokenize([query])[0] if t in vocab]
-        if not terms:
-            return []
-        scores = self.bm25.get_scores(terms)
-        top = np.argsort(-scores, kind="stable")[:k]
-        return [self.ids[i] for i in top if scores[i] > 0]
-
-
 @dataclass
 class QueryRuns:
-    dense: dict[str, list[str]]  # chunk ids
-    keyword: dict[str, dict[str, list[str]]]  # source -> query -> chunk (or paper) ids
+    dense: dict[str, Ranked]  # query -> (chunk id, cosine), best first
+    keyword: dict[str, dict[str, Ranked]]  # source -> query -> (chunk or paper id, BM25 score)
+    feedback: Feedback | None = None
+    feedback_train: Scores | None = None
 
     def pairs(self, source: str, qids: Sequence[str]) -> Runs:
         return {q: (self.dense[q], self.keyword[source][q]) for q in qids}
 
     def papers(self, source: str, qids: Sequence[str]) -> dict[str, list[str]]:
         ranked = self.dense if source == "dense" else self.keyword[source]
-        return {q: papers_of(ranked[q]) for q in qids}
+        return {q: papers_of(ids(ranked[q])) for q in qids}
 
 
-def keyword_variants(store: Store, beir: Beir) -> dict[str, LocalBM25]:
-    chunk_ids, texts = [], []
-    for chunk_id, text in store.catalog.iter_chunk_texts():
-        chunk_ids.append(chunk_id)
-        texts.append(f"{beir.corpus[papers_of([chunk_id])[0]][0]}\n{text}")
-    whole = [f"{t}\n{a}" for t, a in beir.corpus.values()]
-    return {"titled": LocalBM25(chunk_ids, texts), "whole": LocalBM25(list(beir.corpus), whole)}
+def chunk_index(store: Store) -> LocalBM25:
+    """BM25 over the store's chunk texts as its keyword index holds them (title + chunk)."""
+    chunk_ids, texts = zip(*store.catalog.iter_chunk_texts(), strict=True)
+    return LocalBM25(chunk_ids, list(texts))
+
+
+def tune_feedback(index: LocalBM25, beir: Beir) -> tuple[Feedback, Scores]:
+    """The RM3 settings whose keyword ranking alone scores best on the train claims."""
+    train = beir.qrels["train"]
+    scored = []
+    for fb in FEEDBACK_GRID:
+        ranked = {q: papers_of(ids(index.rm3(beir.queries[q], 200, fb))) for q in train}
+        scored.append((fb, evaluate(ranked, train)))
+    return max(scored, key=lambda fs: fs[1].ndcg10)
 
 
 def collect_runs(store: Store, beir: Beir, qids: Sequence[str]) -> QueryRuns:
-    variants = keyword_variants(store, beir)
-    runs = QueryRuns({}, {source: {} for source in KEYWORD_SOURCES})
+    chunks = chunk_index(store)
+    whole = LocalBM25(list(beir.corpus), [f"{t}\n{a}" for t, a in beir.corpus.values()])
+    fb, fb_train = tune_feedback(chunks, beir)
+    print(f"feedback on train: {fb.describe()}: nDCG@10 {fb_train.ndcg10:.3f}")
+    runs = QueryRuns({}, {source: {} for source in KEYWORD_SOURCES}, fb, fb_train)
     start = time.perf_counter()
     for qid in qids:
         text = beir.queries[qid]
         vector = store.embedder.get_query_embedding(text)
-        runs.dense[qid] = [h.chunk_id for h in store.vectors.search(vector, DEPTH)]
-        runs.keyword["index"][qid] = [c for c, _ in store.keywords.search(text, DEPTH)]
-        for name, index in variants.items():
-            runs.keyword[name][qid] = index.search(text, DEPTH)
+        runs.dense[qid] = [(h.chunk_id, h.score) for h in store.vectors.search(vector, DEPTH)]
+        runs.keyword["index"][qid] = store.keywords.search(text, DEPTH)
+        runs.keyword["prf"][qid] = chunks.rm3(text, DEPTH, fb)
+        runs.keyword["whole"][qid] = whole.search(text, DEPTH)
     print(f"rankings: {len(qids):,} queries in {time.perf_counter() - start:.0f} s")
     return runs
 
@@ -194,49 +200,68 @@ def via_retriever(store: Store, settings: RetrievalSettings, beir: Beir, qids: S
 @dataclass
 class Tuned:
     source: str
-    fusion: Fusion
+    method: Method
     train: Scores
 
+    @property
+    def family(self) -> str:
+        return "RRF" if isinstance(self.method, Fusion) else "convex"
 
-def _near(values: Sequence[Any], value: Any) -> list[Any]:
-    """`value` and its neighbours in `values`."""
-    i = list(values).index(value)
-    return list(values[max(i - 1, 0) : i + 2])
+    @property
+    def level(self) -> str:
+        m = self.method
+        if isinstance(m, Convex):
+            return m.level if m.keyword == "chunk" else f"{m.level}, keyword {m.keyword}"
+        return m.level if isinstance(m, Fusion) else "-"
 
 
 def tune_all(runs: QueryRuns, qrels: Qrels) -> list[Tuned]:
-    """Best fusion per keyword source and level: rrf_k x weight at 100 candidates, then every candidates
-    value around the best rrf_k and weight."""
+    """The best RRF and the best convex combination for each keyword ranking and fusion level, on train."""
     out = []
-    qids = list(qrels)
     start = time.perf_counter()
     for source in KEYWORD_SOURCES:
-        pairs = runs.pairs(source, qids)
+        pairs = runs.pairs(source, list(qrels))
         levels: tuple[Level, ...] = ("paper",) if source == "whole" else ("chunk", "chunk-sum", "paper")
-        for level in levels:
-            first = tune(grid([level], [100], RRF_KS, DENSE_WEIGHTS), pairs, qrels)[0][0]
-            fusions = grid([level], CANDIDATES, _near(RRF_KS, first.rrf_k), _near(DENSE_WEIGHTS, first.dense_weight))
-            best, scores = tune(fusions, pairs, qrels)[0]
-            out.append(Tuned(source, best, scores))
+        found: list[tuple[Method, Scores]] = [
+            tune_rrf(level, pairs, qrels, CANDIDATES, RRF_KS, DENSE_WEIGHTS) for level in levels
+        ]
+        if source == "whole":
+            found.append(tune_convex("paper", ["chunk"], pairs, qrels, CANDIDATES, CONVEX_WEIGHTS))
+        else:
+            found.append(tune_convex("chunk", ["chunk"], pairs, qrels, CANDIDATES, CONVEX_WEIGHTS))
+            found.append(tune_convex("chunk", ["paper-max", "paper-sum"], pairs, qrels, CANDIDATES, CONVEX_WEIGHTS))
+        for method, scores in found:
+            out.append(Tuned(source, method, scores))
             elapsed = time.perf_counter() - start
-            print(f"  tuned {source}/{level}: {best.describe()}: train nDCG@10 {scores.ndcg10:.3f} ({elapsed:.0f} s)")
+            print(f"  tuned {source}: {method.describe()}: train nDCG@10 {scores.ndcg10:.3f} ({elapsed:.0f} s)")
     return sorted(out, key=lambda t: -t.train.ndcg10)
 
 
-def shipped_shape(tuned: list[Tuned]) -> Tuned:
-    """The best fusion that `HybridRetriever` can run as it is: chunk level, the store's keyword index."""
-    return next(t for t in tuned if t.source == "index" and t.fusion.level == "chunk")
+def as_settings(method: Method, source: str, base: RetrievalSettings) -> RetrievalSettings | None:
+    """`method` as `RetrievalSettings` for `HybridRetriever`; None when the retriever cannot run it."""
+    if source != "index":
+        return None
+    if isinstance(method, Fusion) and method.level == "chunk":
+        update: dict[str, Any] = {"fusion": "rrf", "rrf_k": method.rrf_k, "dense_weight": method.dense_weight,
+                                  "keyword_weight": method.keyword_weight}  # fmt: skip
+    elif isinstance(method, Convex) and method.level == "chunk" and method.keyword == "chunk":
+        update = {"fusion": "convex", "normalization": method.norm, "convex_dense_weight": method.dense_weight}
+    else:
+        return None
+    return base.model_copy(update={"candidates": method.candidates, **update})
 
 
-def as_settings(fusion: Fusion, base: RetrievalSettings) -> RetrievalSettings:
-    return base.model_copy(
-        update={
-            "candidates": fusion.candidates,
-            "rrf_k": fusion.rrf_k,
-            "dense_weight": fusion.dense_weight,
-            "keyword_weight": fusion.keyword_weight,
-        }
-    )
+def current_method() -> Method:
+    """The shipped defaults as a benchmark method."""
+    d = RetrievalSettings()
+    if d.fusion == "convex":
+        return Convex(d.candidates, d.convex_dense_weight, d.normalization)
+    return Fusion("chunk", d.candidates, d.rrf_k, d.dense_weight, d.keyword_weight)
+
+
+def runnable(tuned: list[Tuned]) -> Tuned:
+    """The best fusion on train that `HybridRetriever` can run as it is."""
+    return next(t for t in tuned if as_settings(t.method, t.source, RetrievalSettings()) is not None)
 
 
 # --- report --------------------------------------------------------------------------------------
@@ -247,11 +272,6 @@ class Row:
     how: str
 
 
-def default_fusion() -> Fusion:
-    d = RetrievalSettings()
-    return Fusion("chunk", d.candidates, d.rrf_k, d.dense_weight, d.keyword_weight)
-
-
 def baseline_rows(runs: QueryRuns, test: Qrels) -> list[Row]:
     qids = list(test)
     rows = [
@@ -259,98 +279,101 @@ def baseline_rows(runs: QueryRuns, test: Qrels) -> list[Row]:
         for s, label in KEYWORD_SOURCES.items()
     ]
     rows[-1].how = "one document per paper"
+    if runs.feedback:
+        rows[1].how += f"; {runs.feedback.describe()} (chosen on train)"
     dense = evaluate(runs.papers("dense", qids), test)
     return [*rows, Row("dense alone (MiniLM, title + chunk)", dense, "paper = its best chunk")]
 
 
 def hybrid_rows(store: Store, beir: Beir, runs: QueryRuns, tuned: list[Tuned], test: Qrels) -> list[Row]:
-    """The shipped and the tuned chunk-level settings through `HybridRetriever`; the best tuned fusion."""
+    """The shipped defaults and the best runnable tuned fusion through `HybridRetriever`; the best of each family."""
     qids, base = list(test), RetrievalSettings()
-    shipped = shipped_shape(tuned).fusion
-    rows = [
-        Row(
-            f"hybrid, {name} (HybridRetriever)",
-            evaluate(via_retriever(store, as_settings(f, base), beir, qids), test),
-            f.describe(),
-        )
-        for name, f in (("current defaults", default_fusion()), ("tuned chunk-level settings", shipped))
-    ]
-    best = tuned[0]
-    if best.fusion != shipped or best.source != "index":
-        scores = evaluate(fuse_all(best.fusion, runs.pairs(best.source, qids)), test)
-        rows.append(Row(f"hybrid, best on train ({KEYWORD_SOURCES[best.source]})", scores, best.fusion.describe()))
+    best = runnable(tuned)
+    rows = [Row("hybrid, current defaults (HybridRetriever)", evaluate(via_retriever(store, base, beir, qids), test),
+                current_method().describe())]  # fmt: skip
+    chosen = as_settings(best.method, best.source, base)
+    if chosen is not None and chosen != base:
+        scores = evaluate(via_retriever(store, chosen, beir, qids), test)
+        rows.append(Row("hybrid, best on train that papertalk runs (HybridRetriever)", scores, best.method.describe()))
+    for family in ("RRF", "convex"):
+        top = next(t for t in tuned if t.family == family)
+        scores = evaluate(fuse_all(top.method, runs.pairs(top.source, qids)), test)
+        rows.append(Row(f"hybrid, best {family} on train ({KEYWORD_SOURCES[top.source]})", scores,
+                        top.method.describe()))  # fmt: skip
     return rows
+
+
+def _params(m: Method) -> str:
+    if isinstance(m, Fusion):
+        return f"rrf_k={m.rrf_k}, dense_weight={m.dense_weight:g}"
+    if isinstance(m, Convex):
+        return f"{m.norm}, dense_weight={m.dense_weight:g}"
+    return "-"
 
 
 def tuning_table(tuned: list[Tuned], runs: QueryRuns, beir: Beir) -> str:
     train, test = beir.qrels["train"], beir.qrels["test"]
-    current = Tuned(
-        "index", default_fusion(), evaluate(fuse_all(default_fusion(), runs.pairs("index", list(train))), train)
-    )
+    current = current_method()
     rows = []
-    for name, t in [("current defaults", current), *(("tuned", t) for t in tuned)]:
-        on_test = evaluate(fuse_all(t.fusion, runs.pairs(t.source, list(test))), test)
-        f = t.fusion
-        rows.append(
-            [
-                name,
-                KEYWORD_SOURCES[t.source],
-                f.level,
-                f.candidates,
-                f.rrf_k,
-                f.dense_weight,
-                t.train.ndcg10,
-                t.train.recall100,
-                on_test.ndcg10,
-                on_test.recall100,
-            ]
-        )
-    headers = [
-        "",
-        "keyword ranking",
-        "fusion level",
-        "candidates",
-        "rrf_k",
-        "dense_weight",
-        "train nDCG@10",
-        "train R@100",
-        "test nDCG@10",
-        "test R@100",
-    ]
+    for name, t in [("current defaults", Tuned("index", current, _score(current, "index", runs, train))),
+                    *(("tuned", t) for t in tuned)]:  # fmt: skip
+        on_test = _score(t.method, t.source, runs, test)
+        rows.append([name, KEYWORD_SOURCES[t.source], t.family, t.level, t.method.candidates, _params(t.method),
+                     t.train.ndcg10, t.train.recall100, on_test.ndcg10, on_test.recall100])  # fmt: skip
+    headers = ["", "keyword ranking", "fusion", "level", "candidates", "parameters", "train nDCG@10", "train R@100",
+               "test nDCG@10", "test R@100"]  # fmt: skip
     return markdown_table(headers, rows, digits=3)
+
+
+def _score(method: Method, source: str, runs: QueryRuns, qrels: Qrels) -> Scores:
+    return evaluate(fuse_all(method, runs.pairs(source, list(qrels))), qrels)
 
 
 def _gain(new: Tuned, old: Tuned, runs: QueryRuns, train: Qrels) -> tuple[float, float]:
     qids = list(train)
     return paired_gain(
-        fuse_all(new.fusion, runs.pairs(new.source, qids)), fuse_all(old.fusion, runs.pairs(old.source, qids)), train
+        fuse_all(new.method, runs.pairs(new.source, qids)), fuse_all(old.method, runs.pairs(old.source, qids)), train
     )
 
 
 def recommendation(tuned: list[Tuned], runs: QueryRuns, train: Qrels) -> str:
-    """Change the defaults only when the tuned chunk-level fusion beats them on train by more than 2 standard errors."""
-    shipped = shipped_shape(tuned)
-    current = Tuned("index", default_fusion(), Scores(0.0, 0.0, 0))
-    gain, se = _gain(shipped, current, runs, train)
-    f = shipped.fusion
+    """Change the defaults only when the best runnable fusion beats them on train by more than 2 standard errors."""
+    best = runnable(tuned)
+    current = Tuned("index", current_method(), Scores(0.0, 0.0, 0))
+    gain, se = _gain(best, current, runs, train)
+    settings = as_settings(best.method, best.source, RetrievalSettings())
+    changed = {k: v for k, v in (settings or RetrievalSettings()).model_dump().items()
+               if v != getattr(RetrievalSettings(), k)}  # fmt: skip
     verdict = (
-        f"Recommended `RetrievalSettings` defaults: candidates={f.candidates}, rrf_k={f.rrf_k}, "
-        f"dense_weight={f.dense_weight:g}, keyword_weight={f.keyword_weight:g}"
-        if gain > 2 * se
-        else "Keep the current `RetrievalSettings` defaults: the tuned chunk-level settings are within noise of them"
+        "Recommended `RetrievalSettings` defaults: " + ", ".join(f"{k}={v}" for k, v in changed.items())
+        if gain > 2 * se and changed
+        else "Keep the current `RetrievalSettings` defaults: the best fusion papertalk can run is within noise of them"
     )
-    text = f"{verdict} (train nDCG@10 gain over the current defaults {gain:+.3f} ± {se:.3f} standard error)."
-    best = tuned[0]
-    if best is not shipped:
-        more, more_se = _gain(best, shipped, runs, train)
+    text = f"{verdict} ({best.method.describe()}; train nDCG@10 gain over the current defaults {gain:+.3f} ± {se:.3f} "
+    text += "standard error)."
+    if tuned[0] is not best:
+        more, more_se = _gain(tuned[0], best, runs, train)
         text += (
-            f" The best fusion on train ({KEYWORD_SOURCES[best.source]}, {best.fusion.level} level) needs a change "
-            f"in papertalk's retrieval; it gains {more:+.3f} ± {more_se:.3f} over the tuned chunk-level settings."
+            f" The best fusion on train ({KEYWORD_SOURCES[tuned[0].source]}, {tuned[0].method.describe()}) needs a "
+            f"change in papertalk's retrieval; it gains {more:+.3f} ± {more_se:.3f} over that."
         )
     return text
 
 
-def body(rows: list[Row], tuned: list[Tuned], runs: QueryRuns, beir: Beir, chunks: int) -> str:
+def feedback_line(runs: QueryRuns, cost: tuple[list[float], list[float]], chunks: int) -> str:
+    if runs.feedback is None or runs.feedback_train is None:
+        return ""
+    plain, fb = cost
+    return (
+        f"Pseudo-relevance feedback: {runs.feedback.describe()}, chosen among {len(FEEDBACK_GRID)} settings by "
+        f"train nDCG@10 of the keyword ranking alone ({runs.feedback_train.ndcg10:.3f}). Its cost on the "
+        f"{chunks:,} chunks here (bm25s, 100 results, the test claims, best of 2 interleaved rounds): plain BM25 "
+        f"p50 {percentile(plain, 50):.1f} / p95 {percentile(plain, 95):.1f} ms per query, with feedback p50 "
+        f"{percentile(fb, 50):.1f} / p95 {percentile(fb, 95):.1f} ms."
+    )
+
+
+def body(rows: list[Row], tuned: list[Tuned], runs: QueryRuns, beir: Beir, chunks: int, cost_line: str) -> str:
     table = markdown_table(
         ["method", "nDCG@10", "Recall@100", "how"],
         [[r.method, r.test.ndcg10, r.test.recall100, r.how] for r in rows],
@@ -359,27 +382,45 @@ def body(rows: list[Row], tuned: list[Tuned], runs: QueryRuns, beir: Beir, chunk
     train, test = beir.qrels["train"], beir.qrels["test"]
     return f"""
 {len(beir.corpus):,} abstracts ingested with `Ingestor` as abstract-only papers ({chunks:,} chunks of at
-most 200 word pieces; the title is prefixed to each chunk for embedding, not for the keyword index);
-scores on the {len(test)} test claims. A paper ranks at its best chunk unless said otherwise. Fusion
-parameters were chosen on the {len(train)} train claims only: keyword weight fixed at 1, rrf_k x dense
-weight at 100 candidates, then candidates {{{", ".join(map(str, CANDIDATES))}}} around the best.
-References: BM25 0.665 nDCG@10 (BEIR paper), all-MiniLM-L6-v2 about 0.645; a naive baseline (whole
-abstracts truncated at 256 pieces, min-max fusion tuned on train) measured 0.687 / 0.647 / 0.731.
+most 200 word pieces; the title is part of each chunk's embedded text and of its keyword text); scores on
+the {len(test)} test claims. A paper ranks at its best chunk unless said otherwise. Every fusion was
+chosen on the {len(train)} train claims only. RRF: keyword weight fixed at 1, rrf_k x dense weight at 100
+candidates, then candidates {{{", ".join(map(str, CANDIDATES))}}} around the best. Convex combination
+(`assistant/fusion.py`): normalisation (min-max, z-score) x dense weight 0-1 in steps of 0.05 at 100
+candidates, then the candidates around the best. References: BM25 0.665 nDCG@10 (BEIR paper),
+all-MiniLM-L6-v2 about 0.645; a naive baseline (whole abstracts truncated at 256 pieces, min-max fusion
+tuned on train) measured 0.687 / 0.647 / 0.731.
 
 {table}
 
 The `HybridRetriever` rows are the pipeline end to end: Chroma's approximate (HNSW) search asked for
-`candidates` chunks. The other rows cut rankings fetched 1,000 deep (near exact), so the same settings can
-score slightly differently there.
+`candidates` chunks. The other rows cut rankings fetched {DEPTH:,} deep (near exact), so the same settings
+can score slightly differently there.
 
-Tuning: the best fusion for each keyword ranking and fusion level (`chunk`: papers at their best fused
-chunk, as `HybridRetriever` does; `chunk-sum`: papers score the sum of their fused chunks; `paper`: each
-ranking turned into papers first). Chosen on train; test shown for reference only.
+Tuning: the best of each fusion, keyword ranking and level (`chunk`: papers at their best fused chunk, as
+`HybridRetriever` does; `chunk-sum`: papers score the sum of their fused chunks; `paper`: each ranking turned
+into papers first; `keyword paper-max`/`paper-sum`: each chunk's keyword score replaced by its paper's best
+or summed chunk score before a chunk-level fusion). Chosen on train; test shown for reference only.
 
 {tuning_table(tuned, runs, beir)}
 
+{cost_line}
+
 {recommendation(tuned, runs, train)}
 """
+
+
+def feedback_cost(store: Store, runs: QueryRuns, beir: Beir) -> tuple[list[float], list[float]]:
+    """Per-query milliseconds of plain BM25 and of BM25 with the chosen feedback, interleaved by repeat."""
+    if runs.feedback is None:
+        return [], []
+    index = chunk_index(store)
+    queries = [beir.queries[q] for q in beir.qrels["test"]]
+    plain, fb = [], []
+    for _ in range(2):
+        plain.append(timed_queries(index, queries, None))
+        fb.append(timed_queries(index, queries, runs.feedback))
+    return [min(x) for x in zip(*plain, strict=True)], [min(x) for x in zip(*fb, strict=True)]
 
 
 def main(argv: Sequence[str] | None = None) -> None:
@@ -401,7 +442,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         runs = collect_runs(store, beir, qids)
         tuned = tune_all(runs, beir.qrels["train"])
         rows = baseline_rows(runs, beir.qrels["test"]) + hybrid_rows(store, beir, runs, tuned, beir.qrels["test"])
-        text = body(rows, tuned, runs, beir, store.catalog.count_chunks())
+        chunks = store.catalog.count_chunks()
+        cost = feedback_line(runs, feedback_cost(store, runs, beir), chunks)
+        text = body(rows, tuned, runs, beir, chunks, cost)
     publish(args, "scifact", "SciFact retrieval (BEIR test claims)", MODULE, text)
 
 
