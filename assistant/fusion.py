@@ -4,7 +4,8 @@ Both take the retrievers' candidates, best first, as (chunk id, score) pairs and
 score) pairs, best first. RRF looks at ranks only; the convex combination at scores, each list normalised
 first (min-max: the list's best is 1 and its worst 0; z-score: standard deviations from the list's mean),
 an id missing from a list getting that list's lowest normalised score. Which one papertalk uses, and with
-which weights, is `RetrievalSettings.fusion` (chosen on SciFact's train claims, docs/benchmarks.md).
+which weights, is `RetrievalSettings.fusion` (chosen on SciFact's train claims), and
+`RetrievalSettings.single_paper_fusion` inside one paper (chosen on QASPER; docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -94,9 +95,12 @@ def by_paper(ranked: Ranked, how: Literal["max", "sum"]) -> list[tuple[str, floa
     return sorted(rescored, key=lambda kv: -kv[1])
 
 
-def fuse(dense: Ranked, keyword: Ranked, settings: RetrievalSettings) -> list[tuple[str, float]]:
-    """The retriever's fusion, as `settings` (fusion, weights, normalisation) say."""
-    if settings.fusion == "convex":
+def fuse(
+    dense: Ranked, keyword: Ranked, settings: RetrievalSettings, one_paper: bool = False
+) -> list[tuple[str, float]]:
+    """The retriever's fusion, as `settings` say: `single_paper_fusion` for a question about one paper, else
+    `fusion`, with its weights and normalisation."""
+    if (settings.single_paper_fusion if one_paper else settings.fusion) == "convex":
         return convex_fuse(dense, keyword, settings.convex_dense_weight, settings.normalization)
     weighted = [(settings.dense_weight, [c for c, _ in dense]), (settings.keyword_weight, [c for c, _ in keyword])]
     return rrf_fuse(weighted, settings.rrf_k)

@@ -61,7 +61,7 @@ class HybridRetriever:
         if resolved.paper_ids is not None and not resolved.paper_ids:
             return []
         dense, keyword = self._candidates(query, resolved)
-        fused = fuse(dense, keyword, self.settings)
+        fused = fuse(dense, keyword, self.settings, one_paper=bool(scope and scope.paper_id))
         return self._hydrate(fused[:k], dict(dense), dict(keyword))
 
     def _candidates(self, query: str, scope: ResolvedScope) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:

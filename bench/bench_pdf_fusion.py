@@ -38,10 +38,11 @@ RRF_KEYWORD_WEIGHTS = (0.5, 1.0, 1.5, 2.0, 3.0)
 def variants() -> list[tuple[str, RetrievalSettings]]:
     base = RetrievalSettings()
     out = [("defaults", base)]
-    out += [(f"rrf, keyword_weight={w:g}", base.model_copy(update={"fusion": "rrf", "keyword_weight": w,
+    out += [(f"rrf, keyword_weight={w:g}", base.model_copy(update={"single_paper_fusion": "rrf", "keyword_weight": w,
              "dense_weight": 1.0, "rrf_k": 60})) for w in RRF_KEYWORD_WEIGHTS]  # fmt: skip
-    out += [(f"convex {norm}, dense_weight={w:g}", base.model_copy(update={"fusion": "convex", "normalization": norm,
-             "convex_dense_weight": w})) for norm in ("minmax", "zscore") for w in CONVEX_WEIGHTS]  # fmt: skip
+    out += [(f"convex {norm}, dense_weight={w:g}", base.model_copy(update={"single_paper_fusion": "convex",
+             "normalization": norm, "convex_dense_weight": w}))
+            for norm in ("minmax", "zscore") for w in CONVEX_WEIGHTS]  # fmt: skip
     return out
 
 
@@ -99,7 +100,8 @@ def main(argv: list[str] | None = None) -> int:
     text = (
         f"{n_tune} QASPER questions and {n_check} PDF-set questions with text evidence, each asked of its own "
         f"paper through `HybridRetriever.retrieve` (top_k={RetrievalSettings().top_k}, candidates="
-        f"{RetrievalSettings().candidates}). Defaults when run: {RetrievalSettings().fusion}. A setting is chosen on "
+        f"{RetrievalSettings().candidates}). Defaults when run: single_paper_fusion="
+        f"{RetrievalSettings().single_paper_fusion}. A setting is chosen on "
         "QASPER (best evidence recall@5) and checked on the PDF set; paired differences against the defaults "
         "with their standard error.\n\n"
         f"{table(tune, check, chosen)}\n"

@@ -6,6 +6,7 @@ import pytest
 
 from assistant.fusion import by_paper, convex_fuse, fuse, minmax, normalized, rrf_fuse, zscore
 from assistant.retrieval import HybridRetriever
+from assistant.types import Scope
 from papertalk.settings import RetrievalSettings
 from storage.store import Store
 
@@ -75,3 +76,23 @@ def test_the_retriever_runs_each_fusion(corpus: Store, fusion: str) -> None:
     passages = HybridRetriever(corpus, settings).retrieve("How many papers does the S2ORC corpus contain?", k=5)
     assert passages and passages[0].title.startswith("S2ORC")
     assert [p.score for p in passages] == sorted((p.score for p in passages), reverse=True)
+
+
+def test_one_paper_questions_use_the_single_paper_fusion() -> None:
+    dense, keyword = [("a", 0.9), ("b", 0.8)], [("b", 3.0), ("a", 1.0)]
+    settings = RetrievalSettings(fusion="convex", single_paper_fusion="rrf", rrf_k=1)
+    assert fuse(dense, keyword, settings, one_paper=True) == rrf_fuse([(1.0, ["a", "b"]), (1.0, ["b", "a"])], 1)
+    assert fuse(dense, keyword, settings) == convex_fuse(dense, keyword, settings.convex_dense_weight)
+
+
+def test_the_retriever_fuses_by_rank_inside_one_paper_and_by_score_across_papers(corpus: Store) -> None:
+    settings = RetrievalSettings(fusion="convex", single_paper_fusion="rrf")  # the defaults, spelt out
+    retriever = HybridRetriever(corpus, settings)
+    question = "How many papers does the S2ORC corpus contain?"
+    pid = retriever.retrieve(question, k=1)[0].paper_id
+    inside = retriever.retrieve(question, Scope(paper_id=pid), k=5)
+    rrf_ceiling = (settings.dense_weight + settings.keyword_weight) / (settings.rrf_k + 1)  # first in both lists
+    assert inside and all(p.score <= rrf_ceiling for p in inside)
+    across = retriever.retrieve(question, k=5)
+    assert across[0].score > rrf_ceiling  # a convex score: the weight of the list(s) it tops, in [0, 1]
+    assert all(0.0 <= p.score <= 1.0 for p in across)
