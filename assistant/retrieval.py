@@ -1,12 +1,13 @@
-"""Hybrid retrieval: dense (Chroma) and keyword (BM25) rankings fused by weighted reciprocal rank fusion."""
+"""Hybrid retrieval: dense (Chroma) and keyword (BM25) rankings fused into one (assistant/fusion.py)."""
 
 from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assistant.fusion import fuse
+from assistant.fusion import rrf_fuse as rrf_fuse  # kept importable from here
 from assistant.types import Passage, Scope
 from papertalk.errors import NotFound
 from papertalk.settings import RetrievalSettings
@@ -23,17 +24,6 @@ FETCH_MARGIN = 1.2  # unfiltered candidates fetched: this times the candidates w
 class ResolvedScope:
     paper_ids: list[str] | None  # None: every paper
     published: tuple[int, int] | None  # yyyymmdd bounds for the vector store filter
-
-
-def rrf_fuse(rankings: Sequence[tuple[float, Sequence[str]]], k: int) -> list[tuple[str, float]]:
-    """Weighted reciprocal rank fusion of ranked id lists: sum of weight / (k + rank), rank from 1."""
-    scores: dict[str, float] = {}
-    for weight, ids in rankings:
-        if weight <= 0:
-            continue
-        for rank, item in enumerate(ids, start=1):
-            scores[item] = scores.get(item, 0.0) + weight / (k + rank)
-    return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
 class HybridRetriever:
@@ -74,13 +64,7 @@ class HybridRetriever:
         if resolved.paper_ids is not None and not resolved.paper_ids:
             return []
         dense, keyword = self._candidates(query, resolved)
-        fused = rrf_fuse(
-            [
-                (self.settings.dense_weight, [c for c, _ in dense]),
-                (self.settings.keyword_weight, [c for c, _ in keyword]),
-            ],
-            self.settings.rrf_k,
-        )
+        fused = fuse(dense, keyword, self.settings, one_paper=bool(scope and scope.paper_id))
         return self._hydrate(fused[:k], dict(dense), dict(keyword))
 
     def _candidates(self, query: str, scope: ResolvedScope) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:

@@ -131,11 +131,17 @@ def load_qasper(folder: Path) -> tuple[list[Paper], list[Question]]:
     return papers, questions
 
 
-def qasper_run(cache: Path = CACHE) -> tuple[Store, list[Outcome]]:
-    """Index the QASPER papers (afresh) and ask every question of its paper."""
+def qasper_store(cache: Path = CACHE) -> tuple[Store, list[Question]]:
+    """The QASPER papers indexed afresh, and their questions."""
     papers, questions = load_qasper(require(qasper_dir(), "the QASPER slice (shared/data/eval/qasper)"))
     store = open_store(cache / "data")
     index_papers(store, papers)
+    return store, questions
+
+
+def qasper_run(cache: Path = CACHE) -> tuple[Store, list[Outcome]]:
+    """Index the QASPER papers (afresh) and ask every question of its paper."""
+    store, questions = qasper_store(cache)
     return store, ask_all(store, questions)
 
 

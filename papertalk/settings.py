@@ -112,9 +112,26 @@ class LLMSettings(_Group):
 class RetrievalSettings(_Group):
     top_k: int = Field(8, ge=1, le=50, description="Passages given to the answerer.")
     candidates: int = Field(100, ge=10, le=1000, description="Candidates taken from each retriever.")
+    fusion: Literal["rrf", "convex"] = Field(
+        "convex",
+        description="How the dense and keyword rankings become one. `rrf`: reciprocal rank fusion of their ranks. "
+        "`convex`: `convex_dense_weight` x normalised dense score + the rest x normalised BM25 score (best on "
+        "SciFact's train claims; see docs/benchmarks.md).",
+    )
+    single_paper_fusion: Literal["rrf", "convex"] = Field(
+        "rrf",
+        description="The fusion for a question about one paper (Ask PDF, `--paper`): RRF finds more of the "
+        "evidence inside one paper (QASPER and the bundled PDFs; see docs/benchmarks.md).",
+    )
     rrf_k: int = Field(60, ge=1, description="Reciprocal rank fusion constant.")
-    dense_weight: float = Field(1.0, ge=0, description="Weight of the dense ranking in the fusion.")
-    keyword_weight: float = Field(1.0, ge=0, description="Weight of the BM25 ranking in the fusion.")
+    dense_weight: float = Field(1.0, ge=0, description="Weight of the dense ranking in RRF.")
+    keyword_weight: float = Field(1.0, ge=0, description="Weight of the BM25 ranking in RRF.")
+    normalization: Literal["minmax", "zscore"] = Field(
+        "minmax", description="With `convex`: how each ranking's scores are normalised before they are combined."
+    )
+    convex_dense_weight: float = Field(
+        0.45, ge=0, le=1, description="With `convex`: share of the dense score; the BM25 score gets the rest."
+    )
 
 
 class AnswerSettings(_Group):
