@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from assistant.overview_extractive import TopicPlan, extractive_overview
+from assistant.overview_text import Embedder
 from assistant.overview_types import Changes, Overview, Section, ThemeChange, answer_from_dict, sections_from_dicts
 from assistant.themes import Theme, assign, choose_clusters, drop_papers, make_themes, match_themes, unit
 from assistant.types import Answer
@@ -47,6 +48,10 @@ class OverviewService:
     @cached_property
     def overviews(self) -> Overviews:
         return Overviews(self.store.catalog)
+
+    @cached_property
+    def sentence_embedder(self) -> Embedder:
+        return Embedder(self.store.embedder, self.overviews, self.store.vectors.model_name)
 
     # --- topics -------------------------------------------------------------------------------------
     def topic(self, name: str) -> Topic:
@@ -144,13 +149,13 @@ class OverviewService:
             from assistant.overview_llm import generative_overview
 
             return generative_overview(self.settings, self.store.embedder, self.store.catalog, plan)
-        return extractive_overview(self.store.catalog, self.store.embedder, plan)
+        return extractive_overview(self.store.catalog, self.sentence_embedder, plan)
 
     # --- one paper ----------------------------------------------------------------------------------
     def summarize(self, paper_id: str) -> Overview:
         from assistant.overview_summary import summarize_paper
 
-        return summarize_paper(self.store, paper_id)
+        return summarize_paper(self.store, self.sentence_embedder, paper_id)
 
 
 def _floats(vector: np.ndarray) -> list[float]:

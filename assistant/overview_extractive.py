@@ -15,7 +15,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from assistant.overview_cues import (
     ANAPHORA,
@@ -28,7 +27,7 @@ from assistant.overview_cues import (
     cue,
     dangling,
 )
-from assistant.overview_text import Block, Candidate, Picker, candidates, chunks_for, cited_answer
+from assistant.overview_text import Block, Candidate, Embedder, Picker, candidates, chunks_for, cited_answer
 from assistant.overview_types import Section
 from assistant.themes import LABEL_TERMS, Theme, unit
 from assistant.types import Answer
@@ -64,7 +63,7 @@ def pool_papers(plan: TopicPlan) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def extractive_overview(catalog: Catalog, embedder: BaseEmbedding, plan: TopicPlan) -> tuple[Answer, list[Section]]:
+def extractive_overview(catalog: Catalog, embedder: Embedder, plan: TopicPlan) -> tuple[Answer, list[Section]]:
     ids = pool_papers(plan)
     quoted = set(plan.central[:FRAMING_PAPERS]) | {p for t in plan.themes for p in t.central(THEME_PAPERS)}
     pool = candidates(

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from assistant.overview_cues import FIRST_PERSON, LIMITATION, LIMITATIONS_HEADING, METHOD, PROBLEM, RESULT, cue
-from assistant.overview_text import Block, Candidate, Picker, candidates, cited_answer
+from assistant.overview_text import Block, Candidate, Embedder, Picker, candidates, cited_answer
 from assistant.overview_types import Overview, Section
 from assistant.themes import unit
 from papertalk.errors import NotFound
@@ -28,12 +28,12 @@ PER_SECTION = {"framing": 2, "method": 2, "results": 2, "limitations": 2}
 TITLES = {"framing": "What it is about", "method": "Method", "results": "Results", "limitations": "Limitations"}
 
 
-def summarize_paper(store: Store, paper_id: str) -> Overview:
+def summarize_paper(store: Store, embedder: Embedder, paper_id: str) -> Overview:
     paper = store.catalog.get(paper_id.removeprefix("arxiv:"))
     if paper is None or paper.status != "indexed":
         raise NotFound(f"no indexed paper {paper_id!r}: see `papertalk papers list`, or ingest it first")
     chunks = store.catalog.chunks_of(paper.paper_id)
-    pool = candidates(store.embedder, chunks)
+    pool = candidates(embedder, chunks)
     if not pool:
         raise NotFound(f"paper {paper.paper_id} has no sentences to summarise (no text was extracted from it)")
     _, vectors = paper_vectors(store.catalog, store.vectors, [paper.paper_id])

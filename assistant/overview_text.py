@@ -22,6 +22,7 @@ from assistant.sentences import Sentence, split_sentences
 from assistant.types import Answer, AnswerSentence, Citation, Passage
 from storage.catalog import Catalog, ChunkRow, PaperRow
 from storage.embeddings import embed_texts
+from storage.overviews import Overviews
 
 NEAR_DUPLICATE_COSINE = 0.9
 NEAR_DUPLICATE_TERMS = 0.6  # Jaccard overlap of content terms
@@ -71,10 +72,41 @@ def chunks_for(catalog: Catalog, paper_ids: Iterable[str], abstract_chunks: int 
     return rows
 
 
+@dataclass
+class Embedder:
+    """Sentence vectors: from the store's cache when a chunk's sentence was embedded before, else embedded
+    (in one call) and cached."""
+
+    model: BaseEmbedding
+    cache: Overviews | None = None
+    name: str = ""
+
+    def vectors(self, items: Sequence[tuple[ChunkRow, Sentence]]) -> np.ndarray:
+        if not items:
+            return np.zeros((0, 0), dtype=np.float32)
+        keys = [(chunk.chunk_id, s.start) for chunk, s in items]
+        known = self.cache.sentence_vectors(self.name, list({k[0] for k in keys})) if self.cache else {}
+        missing = [i for i, key in enumerate(keys) if key not in known]
+        fresh = embed_texts(self.model, [items[i][1].text for i in missing], short=True) if missing else None
+        out = np.zeros((len(items), self.dim(known, fresh)), dtype=np.float32)
+        for i, key in enumerate(keys):
+            if key in known:
+                out[i] = known[key]
+        if fresh is not None:
+            out[missing] = fresh
+            if self.cache:
+                self.cache.add_sentence_vectors(self.name, {keys[i]: fresh[j] for j, i in enumerate(missing)})
+        return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
+
+    @staticmethod
+    def dim(known: dict[tuple[str, int], np.ndarray], fresh: np.ndarray | None) -> int:
+        return fresh.shape[1] if fresh is not None else len(next(iter(known.values())))
+
+
 def candidates(
-    embedder: BaseEmbedding, chunks: Sequence[ChunkRow], wanted: Callable[[str, str], bool] | None = None
+    embedder: Embedder, chunks: Sequence[ChunkRow], wanted: Callable[[str, str], bool] | None = None
 ) -> list[Candidate]:
-    """The prose sentences of `chunks`, each once (neighbouring chunks overlap), embedded in one call;
+    """The prose sentences of `chunks`, each once (neighbouring chunks overlap), with their vectors;
     `wanted(paper_id, text)` leaves out, before embedding, sentences that no section could use."""
     found: list[tuple[ChunkRow, Sentence, int]] = []
     seen: set[tuple[str, str]] = set()
@@ -92,8 +124,7 @@ def candidates(
     if not found:
         return []
     texts = [s.text for _, s, _ in found]
-    vectors = embed_texts(embedder, texts, short=True)
-    vectors = vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+    vectors = embedder.vectors([(c, s) for c, s, _ in found])
     words = terms(texts)
     return [Candidate(c.paper_id, c, s, pos, vec, w) for (c, s, pos), vec, w in zip(found, vectors, words, strict=True)]
 

@@ -2,10 +2,11 @@
 
 Papers are clustered with k-means on their unit-length vectors (the mean of each paper's chunk vectors),
 k chosen by the cosine silhouette over a small range. k-means rather than HDBSCAN: on the demo topic's
-384-d vectors HDBSCAN leaves most papers as noise, and a paper in no theme is a paper no overview covers
-(docs/benchmarks.md has the comparison). Each theme is named by class-based TF-IDF over its papers'
-titles and abstracts (terms frequent in the theme, rare in the others) and represented by its most
-central papers, those closest to its centre.
+vectors HDBSCAN finds two to five clusters, one of them holding half the papers, and leaves a sixth to all
+of them as noise; a paper in no theme is a paper no overview covers (docs/benchmarks.md, "Topic
+overviews"). Each theme is named by class-based TF-IDF over its papers' titles and abstracts (terms
+frequent in the theme, rare in the others) and represented by its most central papers, those closest
+to its centre.
 """
 
 from __future__ import annotations

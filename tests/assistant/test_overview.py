@@ -141,3 +141,25 @@ def test_unknown_topic_and_empty_topic_say_what_to_do(own_corpus: Store) -> None
     own_corpus.topics.ensure("Empty Topic")
     with pytest.raises(NotFound, match=r"no indexed papers yet.*ingest-arxiv"):
         service.build("Empty Topic")
+
+
+def test_sentence_vectors_are_cached_and_a_rebuild_embeds_nothing(
+    own_corpus: Store, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import assistant.overview_text as overview_text
+    from assistant.sentences import split_sentences
+
+    service = OverviewService(own_corpus)
+    first = service.build(TOPIC)
+    rows = own_corpus.catalog.query("SELECT chunk_id, span_start, vector FROM sentence_vectors")
+    assert len(rows) >= len(first.answer.sentences)
+    for row in rows[:5]:  # what is cached is what the model gives for that sentence
+        chunk = own_corpus.catalog.chunks_by_id([row["chunk_id"]])[row["chunk_id"]]
+        sentence = next(s for s in split_sentences(chunk.text) if s.start == row["span_start"])
+        fresh = embed_texts(own_corpus.embedder, [sentence.text], short=True)[0]
+        assert np.allclose(np.frombuffer(row["vector"], dtype=np.float32), fresh, atol=1e-5)
+    calls: list[int] = []
+    real = overview_text.embed_texts
+    monkeypatch.setattr(overview_text, "embed_texts", lambda *a, **k: calls.append(1) or real(*a, **k))
+    second = OverviewService(own_corpus).build(TOPIC)
+    assert second.answer.text == first.answer.text and calls == []
