@@ -9,20 +9,6 @@ from dataclasses import dataclass
 from papertalk.errors import NotFound
 from storage.catalog import Catalog
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS topics (
-    slug TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    description TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS paper_topics (
-    slug TEXT NOT NULL REFERENCES topics(slug),
-    paper_id TEXT NOT NULL,
-    PRIMARY KEY (slug, paper_id)
-);
-CREATE INDEX IF NOT EXISTS paper_topics_paper ON paper_topics(paper_id);
-"""
-
 
 def slugify(name: str) -> str:
     return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-") or "topic"
@@ -41,7 +27,6 @@ class Topics:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        catalog.executescript(SCHEMA)
 
     def ensure(self, name: str, description: str = "") -> str:
         slug = slugify(name)
