@@ -5,7 +5,8 @@ its text with citations, the backend and the build time, and the state a refresh
 centre and its most central papers). The catalog holds JSON; the assistant gives it meaning.
 
 Sentence vectors of quoted chunks are kept too (by chunk id, which changes with the chunk's content), so
-that a refresh embeds only the sentences of papers it has not read before.
+that a refresh embeds only the sentences of papers it has not read before. The tables are created by
+`storage.migrations` (m002_overviews).
 """
 
 from __future__ import annotations
@@ -19,26 +20,6 @@ import numpy as np
 
 from storage.catalog import Catalog
 
-# Created on open until the catalog's versioned migrations take it over.
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS overviews (
-    slug TEXT PRIMARY KEY,
-    topic TEXT NOT NULL,
-    backend TEXT NOT NULL,
-    built_at TEXT NOT NULL,
-    paper_ids TEXT NOT NULL,
-    themes TEXT NOT NULL,
-    content TEXT NOT NULL,
-    state TEXT NOT NULL DEFAULT '{}'
-);
-CREATE TABLE IF NOT EXISTS sentence_vectors (
-    chunk_id TEXT NOT NULL,
-    span_start INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    vector BLOB NOT NULL,
-    PRIMARY KEY (chunk_id, span_start, model)
-);
-"""
 SQL_BATCH = 500
 
 
@@ -61,7 +42,6 @@ class Overviews:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        catalog.executescript(SCHEMA)
 
     def save(self, overview: StoredOverview) -> None:
         row = (

@@ -163,3 +163,25 @@ def test_sentence_vectors_are_cached_and_a_rebuild_embeds_nothing(
     monkeypatch.setattr(overview_text, "embed_texts", lambda *a, **k: calls.append(1) or real(*a, **k))
     second = OverviewService(own_corpus).build(TOPIC)
     assert second.answer.text == first.answer.text and calls == []
+
+
+def test_a_store_from_before_overviews_is_migrated_and_keeps_its_papers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from storage import migrations
+    from storage.catalog import Catalog
+    from storage.migrations import current_version
+    from storage.overviews import Overviews
+
+    path = tmp_path / "catalog.sqlite3"
+    with monkeypatch.context() as m:
+        m.setattr(migrations, "MIGRATIONS", [migrations.m001_initial])
+        old = Catalog(path)
+        old.set_meta("chunks_version", "3")
+        old.close()
+    catalog = Catalog(path)
+    assert catalog.schema_version == current_version() and catalog.chunks_version == 3
+    tables = {r[0] for r in catalog.query("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    assert {"overviews", "sentence_vectors"} <= tables
+    assert Overviews(catalog).get("anything") is None
+    catalog.close()
