@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from assistant.overview_extractive import TopicPlan, extractive_overview
-from assistant.overview_text import Embedder
+from assistant.overview_text import SentenceEmbedder
 from assistant.overview_types import Changes, Overview, Section, ThemeChange, answer_from_dict, sections_from_dicts
 from assistant.themes import Theme, assign, choose_clusters, drop_papers, make_themes, match_themes, unit
 from assistant.types import Answer
@@ -50,8 +50,8 @@ class OverviewService:
         return Overviews(self.store.catalog)
 
     @cached_property
-    def sentence_embedder(self) -> Embedder:
-        return Embedder(self.store.embedder, self.overviews, self.store.vectors.model_name)
+    def sentence_embedder(self) -> SentenceEmbedder:
+        return SentenceEmbedder(self.store.embedder, self.overviews, self.store.vectors.model_name)
 
     # --- topics -------------------------------------------------------------------------------------
     def topic(self, name: str) -> Topic:

@@ -27,7 +27,7 @@ from assistant.overview_cues import (
     cue,
     dangling,
 )
-from assistant.overview_text import Block, Candidate, Embedder, Picker, candidates, chunks_for, cited_answer
+from assistant.overview_text import Block, Candidate, Picker, SentenceEmbedder, candidates, chunks_for, cited_answer
 from assistant.overview_types import Section
 from assistant.themes import LABEL_TERMS, Theme, unit
 from assistant.types import Answer
@@ -41,6 +41,7 @@ CHALLENGE_SENTENCES = 2
 LARGE_THEME = 0.15  # a theme with this share of the topic's papers gets two sentences
 MAX_SENTENCES = 16
 ABSTRACT_CHUNKS = 2  # of a full-text paper, the chunks that hold its abstract
+OPENING_SENTENCES = 6  # of an abstract, the sentences that frame and describe (later ones mostly report results)
 
 
 @dataclass
@@ -63,13 +64,15 @@ def pool_papers(plan: TopicPlan) -> list[str]:
     return list(dict.fromkeys(ids))
 
 
-def extractive_overview(catalog: Catalog, embedder: Embedder, plan: TopicPlan) -> tuple[Answer, list[Section]]:
+def extractive_overview(catalog: Catalog, embedder: SentenceEmbedder, plan: TopicPlan) -> tuple[Answer, list[Section]]:
     ids = pool_papers(plan)
     quoted = set(plan.central[:FRAMING_PAPERS]) | {p for t in plan.themes for p in t.central(THEME_PAPERS)}
     pool = candidates(
         embedder,
         chunks_for(catalog, ids, ABSTRACT_CHUNKS),
-        wanted=lambda pid, text: pid in quoted or bool(CHALLENGE.search(text)),
+        wanted=lambda pid, position, text: (
+            (pid in quoted and position < OPENING_SENTENCES) or bool(CHALLENGE.search(text))
+        ),
     )
     picker = Picker(per_paper=1)
     blocks = [_framing(plan, pool, picker)]

@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 import numpy as np
 
 from assistant.overview_cues import FIRST_PERSON, LIMITATION, LIMITATIONS_HEADING, METHOD, PROBLEM, RESULT, cue
-from assistant.overview_text import Block, Candidate, Embedder, Picker, candidates, cited_answer
+from assistant.overview_text import Block, Candidate, Picker, SentenceEmbedder, candidates, cited_answer
 from assistant.overview_types import Overview, Section
 from assistant.themes import unit
 from papertalk.errors import NotFound
@@ -28,7 +28,7 @@ PER_SECTION = {"framing": 2, "method": 2, "results": 2, "limitations": 2}
 TITLES = {"framing": "What it is about", "method": "Method", "results": "Results", "limitations": "Limitations"}
 
 
-def summarize_paper(store: Store, embedder: Embedder, paper_id: str) -> Overview:
+def summarize_paper(store: Store, embedder: SentenceEmbedder, paper_id: str) -> Overview:
     paper = store.catalog.get(paper_id.removeprefix("arxiv:"))
     if paper is None or paper.status != "indexed":
         raise NotFound(f"no indexed paper {paper_id!r}: see `papertalk papers list`, or ingest it first")

@@ -73,7 +73,7 @@ def chunks_for(catalog: Catalog, paper_ids: Iterable[str], abstract_chunks: int 
 
 
 @dataclass
-class Embedder:
+class SentenceEmbedder:
     """Sentence vectors: from the store's cache when a chunk's sentence was embedded before, else embedded
     (in one call) and cached."""
 
@@ -104,10 +104,10 @@ class Embedder:
 
 
 def candidates(
-    embedder: Embedder, chunks: Sequence[ChunkRow], wanted: Callable[[str, str], bool] | None = None
+    embedder: SentenceEmbedder, chunks: Sequence[ChunkRow], wanted: Callable[[str, int, str], bool] | None = None
 ) -> list[Candidate]:
     """The prose sentences of `chunks`, each once (neighbouring chunks overlap), with their vectors;
-    `wanted(paper_id, text)` leaves out, before embedding, sentences that no section could use."""
+    `wanted(paper_id, position, text)` leaves out, before embedding, sentences no section could use."""
     found: list[tuple[ChunkRow, Sentence, int]] = []
     seen: set[tuple[str, str]] = set()
     positions: dict[str, int] = {}
@@ -119,7 +119,7 @@ def candidates(
             seen.add(key)
             position = positions.get(chunk.paper_id, 0)
             positions[chunk.paper_id] = position + 1
-            if wanted is None or wanted(chunk.paper_id, sentence.text):
+            if wanted is None or wanted(chunk.paper_id, position, sentence.text):
                 found.append((chunk, sentence, position))
     if not found:
         return []

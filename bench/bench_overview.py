@@ -209,6 +209,7 @@ def refresh_runs(args: argparse.Namespace, topic: str) -> dict[str, Any]:
     with demo_copy() as store:
         service = OverviewService(store)
         warm_up(store)
+        clear_sentence_cache(store)
         first, cold = timed(lambda: service.build(topic))
         snapshot = service.overviews.get(first.key)
         known = {r[0] for r in store.catalog.query("SELECT paper_id FROM papers")}
