@@ -195,8 +195,9 @@ def _changes(before: Overview, after: Overview, new: list[str], gone: list[str])
             changes.grown_themes.append(change)
     old_text = [s.text for s in before.answer.sentences]
     new_text = [s.text for s in after.answer.sentences]
-    changes.sentences_added = [t for t in new_text if t not in set(old_text)]
-    changes.sentences_removed = [t for t in old_text if t not in set(new_text)]
+    old_set, new_set = set(old_text), set(new_text)
+    changes.sentences_added = [t for t in new_text if t not in old_set]
+    changes.sentences_removed = [t for t in old_text if t not in new_set]
     return changes
 
 

@@ -340,9 +340,10 @@ Stages of one build (the same functions `build` calls):
 
 Clustering ("noise": share of papers in no cluster; "largest": share in the largest cluster; silhouette
 (cosine) over the clustered papers). The topic is one field whose themes overlap, so silhouettes are low
-and density-based HDBSCAN finds little structure: all noise with its defaults, or one cluster holding
-half the papers and a third to a half left as noise. A paper in no theme is a paper no overview sentence
-stands for, and one giant theme is no theme, so papertalk uses k-means, k chosen among 4-12 by silhouette:
+and density-based HDBSCAN finds little structure: all noise with its defaults, otherwise two to five
+clusters, the largest holding half the papers or more, with a sixth to a half left as noise. A paper in no
+theme is a paper no overview sentence stands for, and one giant theme is no theme, so papertalk uses
+k-means, k chosen among 4-12 by silhouette:
 
 {cluster_table}
 
