@@ -20,6 +20,7 @@ from rich.text import Text
 from ingest.arxiv_metadata import RecordFilter
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
 from papertalk.cli_answers import register_answer_commands
+from papertalk.cli_overview import register_overview_commands
 from papertalk.console import console, err_console, progress_bar, setup_logging
 from papertalk.errors import NotFound, PapertalkError
 from papertalk.settings import Settings
@@ -239,6 +240,7 @@ def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
 
 
 register_answer_commands(app)
+register_overview_commands(app)
 
 
 def main() -> None:

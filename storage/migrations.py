@@ -213,3 +213,30 @@ CREATE TABLE IF NOT EXISTS chunk_changes (version INTEGER NOT NULL, paper_id TEX
 CREATE INDEX IF NOT EXISTS chunk_changes_version ON chunk_changes(version)
 """,
     )
+
+
+@migration
+def m007_overviews(db: sqlite3.Connection) -> None:
+    """Stored topic overviews, and the vectors of the sentences they quote (storage/overviews.py)."""
+    _run(
+        db,
+        """
+CREATE TABLE IF NOT EXISTS overviews (
+    slug TEXT PRIMARY KEY,
+    topic TEXT NOT NULL,
+    backend TEXT NOT NULL,
+    built_at TEXT NOT NULL,
+    paper_ids TEXT NOT NULL,
+    themes TEXT NOT NULL,
+    content TEXT NOT NULL,
+    state TEXT NOT NULL DEFAULT '{}'
+);
+CREATE TABLE IF NOT EXISTS sentence_vectors (
+    chunk_id TEXT NOT NULL,
+    span_start INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    PRIMARY KEY (chunk_id, span_start, model)
+)
+""",
+    )
