@@ -2,6 +2,8 @@
 
 A paper is `pending` while its chunks are being replaced in the vector store and `indexed` once they
 are all there; a rerun redoes every pending paper, so a killed ingest never leaves duplicates or gaps.
+The schema (this module's tables, and the topics' and chats') is created and upgraded by
+`storage.migrations` when a catalog is opened.
 """
 
 from __future__ import annotations
@@ -15,41 +17,8 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from storage.migrations import migrate, schema_version
 from storage.records import Chunk, Paper
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS papers (
-    paper_id TEXT PRIMARY KEY,
-    title TEXT NOT NULL,
-    authors TEXT NOT NULL DEFAULT '[]',
-    abstract TEXT NOT NULL DEFAULT '',
-    categories TEXT NOT NULL DEFAULT '[]',
-    published TEXT,
-    source TEXT NOT NULL,
-    arxiv_id TEXT,
-    path TEXT,
-    content_hash TEXT NOT NULL,
-    n_pages INTEGER NOT NULL DEFAULT 0,
-    n_chunks INTEGER NOT NULL DEFAULT 0,
-    status TEXT NOT NULL CHECK (status IN ('pending', 'indexed')),
-    added_at TEXT NOT NULL,
-    updated_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS papers_published ON papers(published);
-CREATE INDEX IF NOT EXISTS papers_published_cover ON papers(published, status, paper_id);
-CREATE INDEX IF NOT EXISTS papers_status ON papers(status);
-CREATE TABLE IF NOT EXISTS chunks (
-    rowid INTEGER PRIMARY KEY,
-    chunk_id TEXT NOT NULL UNIQUE,
-    paper_id TEXT NOT NULL REFERENCES papers(paper_id),
-    ordinal INTEGER NOT NULL,
-    text TEXT NOT NULL,
-    page_start INTEGER,
-    page_end INTEGER
-);
-CREATE INDEX IF NOT EXISTS chunks_paper ON chunks(paper_id);
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-"""
 
 
 def _now() -> str:
@@ -143,7 +112,12 @@ class Catalog:
         self._db.row_factory = sqlite3.Row
         self._db.execute("PRAGMA journal_mode=WAL")
         self._db.execute("PRAGMA synchronous=NORMAL")
-        self._db.executescript(SCHEMA)
+        migrate(self._db, path)
+
+    @property
+    def schema_version(self) -> int:
+        with self._lock:
+            return schema_version(self._db)
 
     def close(self) -> None:
         with self._lock:

@@ -11,25 +11,6 @@ from typing import Any
 from papertalk.errors import NotFound
 from storage.catalog import Catalog
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS chats (
-    chat_id TEXT PRIMARY KEY,
-    scope TEXT NOT NULL DEFAULT '{}',
-    title TEXT NOT NULL DEFAULT '',
-    created_at TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS chat_turns (
-    turn_id INTEGER PRIMARY KEY,
-    chat_id TEXT NOT NULL REFERENCES chats(chat_id),
-    question TEXT NOT NULL,
-    standalone TEXT NOT NULL,
-    answer_text TEXT NOT NULL,
-    answer_json TEXT NOT NULL,
-    created_at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS chat_turns_chat ON chat_turns(chat_id);
-"""
-
 
 @dataclass(frozen=True)
 class ChatTurn:
@@ -56,7 +37,6 @@ class Chats:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        catalog.executescript(SCHEMA)
 
     def create(self, scope: dict[str, Any], title: str = "") -> Chat:
         chat = Chat(uuid.uuid4().hex[:16], scope, title[:200], _now())

@@ -2,7 +2,7 @@
 
 "New since the last look" is counted in catalog rows, not clock time: a paper row's rowid only grows as
 papers are added (an updated paper keeps its row), so a paper added in the same second as the look is
-still told apart.
+still told apart. The tables are created by `storage.migrations` (2).
 """
 
 from __future__ import annotations
@@ -11,20 +11,6 @@ from dataclasses import dataclass
 
 from storage.catalog import Catalog, _now
 from storage.topics import MEMBERS
-
-# Created on open until the catalog's versioned migrations take these tables over.
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS topic_follows (
-    slug TEXT PRIMARY KEY REFERENCES topics(slug),
-    followed_at TEXT NOT NULL,
-    seen_at TEXT NOT NULL,
-    seen_row INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS saved_papers (
-    paper_id TEXT PRIMARY KEY,
-    saved_at TEXT NOT NULL
-);
-"""
 
 
 @dataclass(frozen=True)
@@ -46,7 +32,6 @@ class Library:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        catalog.executescript(SCHEMA)
 
     def _last_row(self) -> int:
         return int(self.catalog.query("SELECT COALESCE(MAX(rowid), 0) FROM papers")[0][0])

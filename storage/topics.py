@@ -2,7 +2,8 @@
 
 A paper belongs to a topic when it was tagged with it at ingest (`--topic`) or when topic assignment
 scored it at or above the threshold. A topic's definition (description, keywords, categories, example
-papers) comes from the bundled registry or from the user (`papertalk topics add`).
+papers) comes from the bundled registry or from the user (`papertalk topics add`). The tables are created
+by `storage.migrations` (1: topics and tags; 2: definitions, scores and centres).
 """
 
 from __future__ import annotations
@@ -18,50 +19,6 @@ import numpy as np
 
 from papertalk.errors import NotFound
 from storage.catalog import Catalog, PaperRow
-
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS topics (
-    slug TEXT PRIMARY KEY,
-    name TEXT NOT NULL,
-    description TEXT NOT NULL DEFAULT ''
-);
-CREATE TABLE IF NOT EXISTS paper_topics (
-    slug TEXT NOT NULL REFERENCES topics(slug),
-    paper_id TEXT NOT NULL,
-    PRIMARY KEY (slug, paper_id)
-);
-CREATE INDEX IF NOT EXISTS paper_topics_paper ON paper_topics(paper_id);
-"""
-
-# Topic definitions, assignment scores and topic centres. Created on open until the catalog's versioned
-# migrations take these tables over.
-ASSIGNMENT_SCHEMA = """
-CREATE TABLE IF NOT EXISTS topic_defs (
-    slug TEXT PRIMARY KEY REFERENCES topics(slug),
-    abbreviations TEXT NOT NULL DEFAULT '{}',
-    keywords TEXT NOT NULL DEFAULT '[]',
-    categories TEXT NOT NULL DEFAULT '[]',
-    examples TEXT NOT NULL DEFAULT '[]',
-    origin TEXT NOT NULL CHECK (origin IN ('bundled', 'user'))
-);
-CREATE TABLE IF NOT EXISTS topic_scores (
-    slug TEXT NOT NULL REFERENCES topics(slug),
-    paper_id TEXT NOT NULL,
-    score REAL NOT NULL,
-    assigned INTEGER NOT NULL,
-    PRIMARY KEY (slug, paper_id)
-);
-CREATE INDEX IF NOT EXISTS topic_scores_paper ON topic_scores(paper_id, score);
-CREATE TABLE IF NOT EXISTS topic_scored (
-    paper_id TEXT PRIMARY KEY,
-    content_hash TEXT NOT NULL
-);
-CREATE TABLE IF NOT EXISTS topic_centroids (
-    slug TEXT PRIMARY KEY REFERENCES topics(slug),
-    total BLOB NOT NULL,
-    n INTEGER NOT NULL
-);
-"""
 
 # Every (topic, paper) membership: tags given at ingest, and assignments at or above the threshold.
 MEMBERS = "SELECT slug, paper_id FROM paper_topics UNION SELECT slug, paper_id FROM topic_scores WHERE assigned = 1"
@@ -129,8 +86,6 @@ class Topics:
 
     def __init__(self, catalog: Catalog) -> None:
         self.catalog = catalog
-        catalog.executescript(SCHEMA)
-        catalog.executescript(ASSIGNMENT_SCHEMA)
 
     def ensure(self, name: str, description: str = "") -> str:
         slug = slugify(name)
