@@ -164,6 +164,16 @@ def related_topics(
     return out[:limit]
 
 
+def centred(centres: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Topic centres minus their mean: in one field every centre points the same way (cosines of 0.9 and
+    more), and what tells topics apart is how each differs from the others."""
+    if len(centres) < 2:
+        return dict(centres)
+    units = {slug: c / max(float(np.linalg.norm(c)), 1e-12) for slug, c in centres.items()}
+    mean = np.mean(list(units.values()), axis=0)
+    return {slug: u - mean for slug, u in units.items()}
+
+
 def _cosine(a: np.ndarray | None, b: np.ndarray | None) -> float | None:
     if a is None or b is None:
         return None

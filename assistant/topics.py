@@ -10,7 +10,16 @@ from typing import Any
 
 import numpy as np
 
-from assistant.topic_stats import AsOf, Momentum, Related, days_needed, momentum, related_topics, resolve_as_of
+from assistant.topic_stats import (
+    AsOf,
+    Momentum,
+    Related,
+    centred,
+    days_needed,
+    momentum,
+    related_topics,
+    resolve_as_of,
+)
 from ingest.topic_registry import parse_entry, sync_bundled
 from papertalk.errors import ConfigurationError, NotFound
 from storage.catalog import PaperRow
@@ -154,7 +163,7 @@ class TopicService:
             {t.slug: t.papers for t in topics},
             {t.slug: t.name for t in topics},
             self.topics.overlaps(slug),
-            {s: np.asarray(v) for s, v in centres.items()},
+            centred({s: np.asarray(v) for s, v in centres.items()}),
             limit,
         )
 
@@ -182,6 +191,7 @@ class TopicService:
         examples: Sequence[str] = (),
         abbreviations: dict[str, str] | None = None,
         categories: Sequence[str] = (),
+        threshold: float | None = None,
     ) -> TopicDef:
         """Define a topic by a description and/or example papers (which must be in the catalog)."""
         if not description.strip() and not examples:
@@ -190,9 +200,9 @@ class TopicService:
         missing = [pid for pid in ids if pid not in self.store.catalog.get_many(ids)]
         if missing:
             raise NotFound(f"example paper {missing[0]!r} is not in the catalog: ingest it first (`papertalk add …`)")
-        entry: dict[str, Any] = {"name": name, "description": description.strip() or f"Papers like {', '.join(ids)}"}
-        entry.update(keywords=list(keywords), categories=list(categories), abbreviations=abbreviations or {})
-        definition = parse_entry(entry, "papertalk topics add", 0, origin="user")
+        entry: dict[str, Any] = {"name": name, "description": description.strip(), "keywords": list(keywords)}
+        entry.update(categories=list(categories), abbreviations=abbreviations or {}, threshold=threshold)
+        definition = parse_entry(entry, "papertalk topics add", 0, origin="user", examples_given=bool(ids))
         definition = replace(definition, examples=tuple(ids))
         self.topics.define([definition])
         return definition

@@ -40,6 +40,8 @@ from bench.common import ROOT, Stopwatch, add_common_args, arxiv_file, markdown_
 MODULE = "bench.bench_topics"
 CACHE = ROOT / "bench" / ".cache" / "topics"
 LABELS = ROOT / "bench" / "topic_labels_rl_for_llm_agents.jsonl"
+OTHER_LABELS = ROOT / "bench" / "topic_labels_other_topics.jsonl"  # 20 per topic, same seeded order
+OTHER_SAMPLE = 20
 TOPIC = "rl-for-llm-agents"
 SEED = 7
 RANDOM_PAPERS = 3000
@@ -138,35 +140,42 @@ def precision(assigned: set[str], labels: dict[str, bool], n: int = SAMPLE) -> t
 
 # --- scoring ---------------------------------------------------------------------------------------
 def score_pool(pool: Pool) -> dict[str, Any]:
-    """Assignment components for every pool paper against every topic, cached as .npz."""
+    """Assignment evidence of every pool paper against every topic, and a timed `assign_all` of the store."""
     from ingest.topic_assign import TopicAssigner
 
     store = open_store()
     assigner = TopicAssigner(store)
-    with Stopwatch() as sw:
-        kept, _, similarity, hits, cats = assigner.evidence(pool.ids)
+    kept, _, similarity, hits, cats = assigner.evidence(pool.ids)
     with Stopwatch() as full:
         report = assigner.assign_all()
     store.close()
     return {
         "ids": kept,
         "slugs": assigner.slugs,
+        "thresholds": assigner.thresholds,
         "similarity": similarity,
         "hits": hits,
         "cats": cats,
-        "evidence_s": sw.seconds,
         "assign_s": full.seconds,
         "assign_cpu": full.cpu,
         "assignments": report.assignments,
     }
 
 
-def assigned_set(data: dict[str, Any], threshold: float, slug: str = TOPIC) -> set[str]:
+def topic_scores(data: dict[str, Any], slug: str = TOPIC) -> np.ndarray:
     from ingest.topic_assign import combine
 
     j = data["slugs"].index(slug)
-    scores = combine(data["similarity"][:, j], data["hits"][:, j], data["cats"][:, j])
-    return {pid for pid, s in zip(data["ids"], scores, strict=True) if s >= threshold}
+    return np.asarray(combine(data["similarity"][:, j], data["hits"][:, j], data["cats"][:, j]))
+
+
+def topic_threshold(data: dict[str, Any], slug: str = TOPIC) -> float:
+    return float(data["thresholds"][data["slugs"].index(slug)])
+
+
+def assigned_set(data: dict[str, Any], threshold: float | None = None, slug: str = TOPIC) -> set[str]:
+    cut = topic_threshold(data, slug) if threshold is None else threshold
+    return {pid for pid, s in zip(data["ids"], topic_scores(data, slug), strict=True) if s >= cut}
 
 
 def sweep(data: dict[str, Any], pool: Pool, labels: dict[str, bool], thresholds: list[float]) -> list[list[Any]]:
@@ -179,22 +188,63 @@ def sweep(data: dict[str, Any], pool: Pool, labels: dict[str, bool], thresholds:
     return rows
 
 
-def topic_counts(data: dict[str, Any], pool: Pool, threshold: float) -> list[list[Any]]:
-    from ingest.topic_assign import combine
+def _fold(pid: str) -> int:
+    return int(hashlib.sha256(f"fold:{pid}".encode()).hexdigest(), 16) % 2
 
-    scores = combine(data["similarity"], data["hits"], data["cats"])
-    realistic = np.array([pid in pool.realistic for pid in data["ids"]])
-    demo = np.array([pid in pool.demo for pid in data["ids"]])
+
+def fold_f1(data: dict[str, Any], pool: Pool, labels: dict[str, bool], t: float, fold: int) -> tuple[float, float]:
+    """(precision over the fold's labelled papers assigned at `t`, recall of the fold's survey papers)."""
+    got = assigned_set(data, t)
+    judged = [labels[i] for i in got & pool.realistic if i in labels and _fold(i) == fold]
+    survey = {i for i in pool.survey if _fold(i) == fold}
+    return (sum(judged) / len(judged) if judged else 0.0), len(got & survey) / max(len(survey), 1)
+
+
+def held_out(data: dict[str, Any], pool: Pool, labels: dict[str, bool], grid: list[float]) -> list[list[Any]]:
+    """Threshold chosen for F1 on one half of the labels (and survey papers), measured on the other half."""
     rows = []
-    for j, slug in enumerate(data["slugs"]):
-        member = scores[:, j] >= threshold
-        counts = [int((member & realistic).sum()), int((member & demo).sum()), int((member & ~demo & realistic).sum())]
-        rows.append([slug, *counts])
-    rows.sort(key=lambda r: -r[1])
+    for fold in (0, 1):
+
+        def f1(t: float, fold: int = fold) -> float:
+            p, r = fold_f1(data, pool, labels, t, fold)
+            return 2 * p * r / (p + r) if p + r else 0.0
+
+        best = max(grid, key=f1)
+        p, r = fold_f1(data, pool, labels, best, 1 - fold)
+        rows.append([f"chosen on half {fold}, measured on half {1 - fold}", best, p, r])
     return rows
 
 
-def to_label(pool: Pool, data: dict[str, Any], labels: dict[str, bool], n: int, threshold: float) -> None:
+def load_other_labels() -> dict[str, dict[str, bool]]:
+    out: dict[str, dict[str, bool]] = {}
+    if OTHER_LABELS.exists():
+        for r in map(json.loads, OTHER_LABELS.read_text().splitlines()):
+            out.setdefault(r["topic"], {})[r["paper_id"]] = bool(r["label"])
+    return out
+
+
+def other_precision(data: dict[str, Any], pool: Pool) -> list[list[Any]]:
+    """Precision of other topics over the labelled part of their first `OTHER_SAMPLE` papers (realistic pool)."""
+    rows = []
+    for slug, labels in load_other_labels().items():
+        p, judged, n = precision(assigned_set(data, slug=slug) & pool.realistic, labels, OTHER_SAMPLE)
+        rows.append([slug, topic_threshold(data, slug), p, f"{judged}/{n}"])
+    return rows
+
+
+def topic_counts(data: dict[str, Any], pool: Pool) -> list[list[Any]]:
+    realistic = np.array([pid in pool.realistic for pid in data["ids"]])
+    demo = np.array([pid in pool.demo for pid in data["ids"]])
+    rows = []
+    for slug in data["slugs"]:
+        member = topic_scores(data, slug) >= topic_threshold(data, slug)
+        counts = [int((member & realistic).sum()), int((member & demo).sum()), int((member & ~demo & realistic).sum())]
+        rows.append([slug, topic_threshold(data, slug), *counts])
+    rows.sort(key=lambda r: -r[2])
+    return rows
+
+
+def to_label(pool: Pool, data: dict[str, Any], labels: dict[str, bool], n: int, threshold: float | None) -> None:
     """Print the next papers of both samples that have no label yet (for judging by hand)."""
     mine = sample_order(assigned_set(data, threshold) & pool.realistic)[:SAMPLE]
     base = sample_order(pool.demo)[:SAMPLE]
@@ -204,11 +254,10 @@ def to_label(pool: Pool, data: dict[str, Any], labels: dict[str, bool], n: int, 
 
 
 def headline(pool: Pool, data: dict[str, Any], labels: dict[str, bool]) -> str:
-    from ingest.topic_assign import THRESHOLD
-
-    got = assigned_set(data, THRESHOLD)
     rows = []
-    for name, chosen in (("keyword subset (demo corpus)", pool.demo), (f"assignment at {THRESHOLD}", got)):
+    cut = topic_threshold(data)
+    for name, chosen in (("keyword subset (demo corpus)", pool.demo), (f"assignment (threshold {cut})", None)):
+        chosen = assigned_set(data) if chosen is None else chosen
         realistic = chosen & pool.realistic
         found = len(chosen & pool.survey)
         p, judged, n = precision(realistic, labels)
@@ -218,18 +267,27 @@ def headline(pool: Pool, data: dict[str, Any], labels: dict[str, bool]) -> str:
 
 
 def report(args: argparse.Namespace, pool: Pool, data: dict[str, Any], labels: dict[str, bool]) -> None:
-    from ingest.topic_assign import THRESHOLD
-
     n = len(data["ids"])
-    sweep_rows = sweep(data, pool, labels, args.sweep)
+    positives = sum(labels.values())
     body = (
         f"Pool: {len(pool.ids):,} papers ({len(pool.demo):,} demo = keyword subset, {len(pool.survey)} "
         f"survey-labelled, {RANDOM_PAPERS:,} random, seed {SEED}); realistic = demo + random "
-        f"({len(pool.realistic):,}).\n\n{headline(pool, data, labels)}\n\n"
+        f"({len(pool.realistic):,}). Hand labels: {len(labels)} papers, {positives} positive "
+        f"(`{LABELS.relative_to(ROOT)}`, rules in bench/README.md).\n\n{headline(pool, data, labels)}\n\n"
         f"Threshold sweep (precision over the labelled part of each threshold's seeded sample of {SAMPLE}):\n\n"
-        + markdown_table(["threshold", "assigned", "recall", "precision", "labelled"], sweep_rows, digits=3)
-        + f"\n\nPapers per topic at {THRESHOLD} (realistic pool; demo corpus; random papers):\n\n"
-        + markdown_table(["topic", "realistic", "demo", "random"], topic_counts(data, pool, THRESHOLD))
+        + markdown_table(
+            ["threshold", "assigned", "recall", "precision", "labelled"],
+            sweep(data, pool, labels, args.sweep),
+            digits=3,
+        )
+        + "\n\nHeld out: the threshold that maximises F1 on one half of the hand labels and survey papers "
+        "(split by a hash of the id), measured on the other half:\n\n"
+        + markdown_table(["", "threshold", "precision", "recall"], held_out(data, pool, labels, args.sweep), digits=3)
+        + "\n\nOther topics, hand-labelled the same way (is the paper about the topic?), "
+        f"`{OTHER_LABELS.relative_to(ROOT)}`:\n\n"
+        + markdown_table(["topic", "threshold", "precision", "labelled"], other_precision(data, pool), digits=2)
+        + "\n\nPapers per topic (realistic pool; demo corpus; random papers):\n\n"
+        + markdown_table(["topic", "threshold", "realistic", "demo", "random"], topic_counts(data, pool), digits=2)
         + f"\n\nSpeed: `TopicAssigner.assign_all` on the {n:,}-paper store took {data['assign_s']:.1f} s wall, "
         f"{data['assign_cpu']:.1f} s CPU ({n / data['assign_s']:,.0f} papers/s: paper vectors read from Chroma, "
         f"numpy scores, keyword regexes, SQLite writes); {data['assignments']:,} assignments.\n"
@@ -242,20 +300,19 @@ def main() -> None:
     parser.add_argument("--phase", choices=["prepare", "measure", "all"], default="all")
     parser.add_argument("--to-label", type=int, default=0, help="print N sampled papers that have no label yet")
     parser.add_argument("--threshold", type=float, default=None, help="with --to-label: sample at this threshold")
-    parser.add_argument("--sweep", type=float, nargs="*", default=[0.40, 0.42, 0.44, 0.46, 0.48, 0.50, 0.52, 0.55])
+    grid = [round(0.50 + 0.02 * k, 2) for k in range(9)]
+    parser.add_argument("--sweep", type=float, nargs="*", default=grid, help="thresholds to sweep")
     add_common_args(parser)
     args = parser.parse_args()
     if args.phase in ("prepare", "all"):
         prepare()
     if args.phase == "prepare":
         return
-    from ingest.topic_assign import THRESHOLD
-
     pool = load_pool()
     data = score_pool(pool)
     labels = load_labels()
     if args.to_label:
-        to_label(pool, data, labels, args.to_label, args.threshold or THRESHOLD)
+        to_label(pool, data, labels, args.to_label, args.threshold)
         return
     report(args, pool, data, labels)
 

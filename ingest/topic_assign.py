@@ -1,11 +1,12 @@
 """Topic assignment: each paper gets zero or more topics, with a score per (paper, topic).
 
-A topic's vector is the mean of the embeddings of its description and of its keywords, blended with the
-centre of its example papers when it has any. A paper's vector is the mean of its stored chunk vectors
-(read back from the vector store; nothing is embedded again). The score adds keyword evidence (the
-topic's keywords in the title or abstract) and category evidence (a shared arXiv category) to the cosine
-similarity; a paper belongs to every topic it scores at or above `THRESHOLD`. Calibrated on the
-survey-labelled papers and a hand-labelled sample (bench/bench_topics.py, docs/benchmarks.md).
+A topic's vector is the embedding of its name and description, blended with the centre of its example
+papers when it has any (a topic defined only by examples is their centre). A paper's vector is the mean
+of its stored chunk vectors (read back from the vector store; nothing is embedded again). The score adds
+keyword evidence (distinct keywords of the topic in the title or abstract) and category evidence (a shared
+arXiv category) to the cosine similarity; a paper belongs to every topic it scores at or above the topic's
+threshold (`THRESHOLD` unless the topic sets its own). Calibrated on the survey-labelled papers and a
+hand-labelled sample (bench/bench_topics.py, docs/benchmarks.md).
 """
 
 from __future__ import annotations
@@ -24,7 +25,7 @@ from storage.paper_vectors import paper_vectors
 from storage.store import Store
 from storage.topics import ScoreRow, TopicDef
 
-THRESHOLD = 0.5
+THRESHOLD = 0.55
 KEYWORD_WEIGHT = 0.08  # per distinct keyword found, up to KEYWORD_CAP keywords
 KEYWORD_CAP = 2
 CATEGORY_WEIGHT = 0.03
@@ -98,21 +99,14 @@ def _unit(matrix: np.ndarray) -> np.ndarray:
 
 
 def topic_vectors(store: Store, defs: Sequence[TopicDef]) -> np.ndarray:
-    """(topics, dim) unit vectors: description and keywords embedded, blended with the example papers."""
-    texts, owners = [], []
-    for j, d in enumerate(defs):
-        if d.description:
-            texts.append(f"{d.name}. {d.description}")
-            owners.append(j)
-        if d.keywords:
-            texts.append(", ".join(d.keywords))
-            owners.append(j)
+    """(topics, dim) unit vectors: name and description embedded, blended with the example papers."""
+    described = [j for j, d in enumerate(defs) if d.description]
+    texts = [f"{defs[j].name}. {defs[j].description}" for j in described]
     embedded = embed_texts(store.embedder, texts) if texts else np.zeros((0, store.vectors.dim), np.float32)
+    text_vecs = dict(zip(described, embedded, strict=True))
     out = np.zeros((len(defs), store.vectors.dim), dtype=np.float32)
-    for j in range(len(defs)):
-        rows = [embedded[i] for i, owner in enumerate(owners) if owner == j]
-        text_vec = _unit(np.mean(rows, axis=0)) if rows else None
-        out[j] = _blend(text_vec, _examples_centre(store, defs[j]))
+    for j, d in enumerate(defs):
+        out[j] = _blend(text_vecs.get(j), _examples_centre(store, d))
     return out
 
 
@@ -125,19 +119,22 @@ def _examples_centre(store: Store, d: TopicDef) -> np.ndarray | None:
 
 def _blend(text_vec: np.ndarray | None, centre: np.ndarray | None) -> np.ndarray:
     if text_vec is None and centre is None:
-        raise ValueError("a topic needs a description, keywords or example papers in the store")
+        raise ValueError("a topic needs a description or example papers in the store")
     if text_vec is None or centre is None:
         return text_vec if centre is None else centre  # type: ignore[return-value]
     return _unit((1 - EXAMPLE_SHARE) * text_vec + EXAMPLE_SHARE * centre)
 
 
-def score_rows(paper_ids: Sequence[str], slugs: Sequence[str], scores: np.ndarray) -> list[ScoreRow]:
+def score_rows(
+    paper_ids: Sequence[str], slugs: Sequence[str], scores: np.ndarray, thresholds: np.ndarray
+) -> list[ScoreRow]:
     """Rows to store: every assignment, and each paper's best `KEPT_PER_PAPER` topics whatever their score."""
     rows = []
+    assigned = scores >= thresholds[None, :]
     best = np.argsort(-scores, axis=1)[:, :KEPT_PER_PAPER]
     for i, pid in enumerate(paper_ids):
-        keep = {int(j) for j in np.flatnonzero(scores[i] >= THRESHOLD)} | {int(j) for j in best[i]}
-        rows += [ScoreRow(slugs[j], pid, float(scores[i, j]), bool(scores[i, j] >= THRESHOLD)) for j in sorted(keep)]
+        keep = {int(j) for j in np.flatnonzero(assigned[i])} | {int(j) for j in best[i]}
+        rows += [ScoreRow(slugs[j], pid, float(scores[i, j]), bool(assigned[i, j])) for j in sorted(keep)]
     return rows
 
 
@@ -147,8 +144,9 @@ class TopicAssigner:
     def __init__(self, store: Store) -> None:
         self.store = store
         sync_bundled(store.topics)
-        self.defs = [d for d in store.topics.definitions() if d.description or d.keywords or d.examples]
+        self.defs = [d for d in store.topics.definitions() if d.description or d.examples]
         self.slugs = [d.slug for d in self.defs]
+        self.thresholds = np.array([THRESHOLD if d.threshold is None else d.threshold for d in self.defs])
         self.evidence_of = Evidence(self.defs)
         self._vectors: np.ndarray | None = None
 
@@ -206,10 +204,10 @@ class TopicAssigner:
     def _assign_batch(self, paper_ids: Sequence[str]) -> int:
         seen_before = self.store.topics.scored(paper_ids)
         kept, matrix, scores = self.scores(paper_ids)
-        rows = score_rows(kept, self.slugs, scores)
+        rows = score_rows(kept, self.slugs, scores, self.thresholds)
         self.store.topics.save_scores(kept, rows)
         fresh = np.array([pid not in seen_before for pid in kept], dtype=bool)
-        member = (scores >= THRESHOLD) & fresh[:, None]
+        member = (scores >= self.thresholds[None, :]) & fresh[:, None]
         sums = {
             slug: (matrix[member[:, j]].sum(axis=0), int(member[:, j].sum()))
             for j, slug in enumerate(self.slugs)

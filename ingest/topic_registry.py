@@ -3,7 +3,8 @@
 The bundled file (papertalk/data/topics.json) covers the demo corpus's field and its neighbours. Each
 entry has a `name` and a `description`, and optionally a `slug` (default: from the name),
 `abbreviations` ({"RL": "Reinforcement Learning"}), `keywords` (phrases whose presence in a title or
-abstract is evidence), arXiv `categories` and `examples` (arXiv ids of papers that define the topic).
+abstract is evidence), arXiv `categories`, `examples` (arXiv ids of papers that define the topic) and a
+`threshold` (the assignment score a paper needs; default `ingest.topic_assign.THRESHOLD`).
 A bad entry raises `ConfigurationError` naming the file, the entry and the field.
 """
 
@@ -21,7 +22,7 @@ from papertalk.errors import ConfigurationError
 from storage.topics import TopicDef, Topics, slugify
 
 BUNDLED_TOPICS = Path(papertalk.__file__).parent / "data" / "topics.json"
-FIELDS = {"name", "slug", "description", "abbreviations", "keywords", "categories", "examples"}
+FIELDS = {"name", "slug", "description", "abbreviations", "keywords", "categories", "examples", "threshold"}
 SLUG = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 CATEGORY = re.compile(r"^[a-z-]+(\.[A-Za-z-]+)?$")
 REGISTRY_META = "topic_registry_sha"
@@ -60,9 +61,20 @@ def _examples(value: Any, path: Path | str, where: str) -> tuple[str, ...]:
     return tuple(out)
 
 
-def parse_entry(entry: Any, path: Path | str, index: int, origin: str = "bundled") -> TopicDef:
+def _threshold(value: Any, path: Path | str, where: str) -> float | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        raise _fail(path, where, "field 'threshold' must be a number between 0 and 1, e.g. 0.55")
+    return float(value)
+
+
+def parse_entry(
+    entry: Any, path: Path | str, index: int, origin: str = "bundled", examples_given: bool = False
+) -> TopicDef:
     """One registry entry → `TopicDef`; otherwise `ConfigurationError` naming `path` (the file, or the command
-    the entry came from), the entry and the field."""
+    the entry came from), the entry and the field. A topic defined by example papers needs no description
+    (`examples_given`: the caller checked examples of its own)."""
     where = f"topic #{index + 1}"
     if not isinstance(entry, dict):
         raise _fail(path, where, "must be an object with at least 'name' and 'description'")
@@ -73,9 +85,10 @@ def parse_entry(entry: Any, path: Path | str, index: int, origin: str = "bundled
     unknown = sorted(set(entry) - FIELDS)
     if unknown:
         raise _fail(path, where, f"unknown field(s) {', '.join(unknown)} (known: {', '.join(sorted(FIELDS))})")
-    description = entry.get("description")
-    if not isinstance(description, str) or not description.strip():
-        raise _fail(path, where, "field 'description' must be a non-empty string")
+    description = entry.get("description", "")
+    defined_by_examples = examples_given or bool(entry.get("examples"))
+    if not isinstance(description, str) or not (description.strip() or defined_by_examples):
+        raise _fail(path, where, "field 'description' must be a non-empty string (or give example papers)")
     slug = entry.get("slug", slugify(name))
     if not isinstance(slug, str) or not SLUG.match(slug):
         raise _fail(path, where, "field 'slug' must be lower-case words joined by '-', e.g. 'rl-for-llm-agents'")
@@ -92,6 +105,7 @@ def parse_entry(entry: Any, path: Path | str, index: int, origin: str = "bundled
         categories=categories,
         examples=_examples(entry.get("examples"), path, where),
         origin=origin,
+        threshold=_threshold(entry.get("threshold"), path, where),
     )
 
 

@@ -31,6 +31,9 @@ AbbreviationOpt = Annotated[
     list[str] | None, typer.Option(help="SHORT=Long, e.g. RL=Reinforcement Learning (repeatable).")
 ]
 CategoryOpt = Annotated[list[str] | None, typer.Option(help="An arXiv category, e.g. cs.CL (repeatable).")]
+ThresholdOpt = Annotated[
+    float | None, typer.Option(help="Score a paper needs to join the topic (default: the calibrated one).")
+]
 
 
 BLOCKS = " ▏▎▍▌▋▊▉█"
@@ -42,6 +45,11 @@ def _service() -> TopicService:
     from papertalk.cli import get_store
 
     return TopicService(get_store())
+
+
+def papers(n: int, what: str = "papers") -> str:
+    """ "1 paper", "3 papers" (`what` is the plural)."""
+    return f"{n} {what[:-1] if n == 1 else what}"
 
 
 def _print_json(data: object) -> None:
@@ -66,7 +74,7 @@ def topics_list(as_json: JsonOpt = False) -> None:
         _print_json([{"slug": t.slug, "name": t.name, "papers": t.papers} for t in topics])
         return
     for t in topics:
-        console.print(f"{escape(t.name)} ({t.slug}): {t.papers} papers", highlight=False)
+        console.print(f"{escape(t.name)} ({t.slug}): {papers(t.papers)}", highlight=False)
 
 
 @topics_app.command("show")
@@ -85,30 +93,33 @@ def topics_show(
     if as_json:
         _print_json(page.to_dict())
         return
-    print_page(page, stored_overview(service.store, page.topic.slug))
+    print_page(page, service.store)
 
 
-def stored_overview(store: Store, slug: str) -> str | None:
-    """The topic's stored overview as text, when the overview feature has built one."""
+def print_stored_overview(store: Store, slug: str) -> bool:
+    """Print the topic's stored overview (built by `papertalk overview`); False when there is none."""
     try:
-        from assistant.overview import stored_overview_text  # type: ignore[attr-defined,import-not-found,unused-ignore]
-    except ImportError:
-        return None
-    text: str | None = stored_overview_text(store, slug)
-    return text
+        from assistant.overview import OverviewService  # type: ignore[import-not-found,unused-ignore]
+
+        from papertalk.cli_overview import print_overview  # type: ignore[import-not-found,unused-ignore]
+    except ImportError:  # a build without topic overviews
+        return False
+    stored = OverviewService(store).stored(slug)
+    if stored is None:
+        return False
+    print_overview(stored)
+    return True
 
 
-def print_page(page: TopicPage, overview: str | None) -> None:
+def print_page(page: TopicPage, store: Store) -> None:
     topic = page.topic
-    console.print(f"[bold]{escape(topic.name)}[/bold] ({topic.slug}) · {topic.papers} papers", highlight=False)
+    console.print(f"[bold]{escape(topic.name)}[/bold] ({topic.slug}) · {papers(topic.papers)}", highlight=False)
     if page.abbreviations_text():
         console.print(escape(page.abbreviations_text()), highlight=False)
     if topic.description:
         console.print(escape(topic.description), highlight=False)
     console.print("\n[bold]Overview[/bold]")
-    if overview:
-        console.print(escape(overview), highlight=False)
-    else:
+    if not print_stored_overview(store, topic.slug):
         console.print(f'No overview yet: `papertalk overview "{escape(topic.name)}"` builds one.', highlight=False)
     print_momentum(page.momentum)
     print_latest(page)
@@ -158,7 +169,7 @@ def print_related(related: Sequence[Related]) -> None:
         sim = f", centre similarity {r.similarity:.2f}" if r.similarity is not None else ""
         console.print(
             f"  {escape(r.name)} ({r.slug}): strength {r.strength:.2f} "
-            f"({r.shared} shared papers, overlap {r.overlap:.2f}{sim})",
+            f"({papers(r.shared, 'shared papers')}, overlap {r.overlap:.2f}{sim})",
             highlight=False,
         )
 
@@ -166,7 +177,8 @@ def print_related(related: Sequence[Related]) -> None:
 def _print_footer(page: TopicPage) -> None:
     slug = page.topic.slug
     if page.unscored:
-        console.print(f"\n{page.unscored} papers are not scored against the topics yet: run `papertalk topics assign`.")
+        n = papers(page.unscored)
+        console.print(f"\n{n} not scored against the topics yet: run `papertalk topics assign`.", highlight=False)
     elif page.stale:
         console.print("\nTopics changed since papers were scored: run `papertalk topics assign`.")
     follow = "Following this topic" if page.followed else f"Follow this topic: `papertalk topics follow {slug}`"
@@ -198,6 +210,7 @@ def topics_add(
     example_paper: ExamplesOpt = None,
     abbreviation: AbbreviationOpt = None,
     category: CategoryOpt = None,
+    threshold: ThresholdOpt = None,
     assign: Annotated[bool, typer.Option(help="Score every paper against the topics afterwards.")] = True,
 ) -> None:
     """Add (or redefine) your own topic, by a description and/or example papers."""
@@ -209,11 +222,12 @@ def topics_add(
         examples=_split(example_paper),
         abbreviations=_abbreviations(abbreviation or []),
         categories=_split(category),
+        threshold=threshold,
     )
     console.print(f"Topic {escape(definition.name)} ({definition.slug}) saved.", highlight=False)
     if assign:
         _assign_all(service.store)
-        console.print(f"{service.get(definition.slug).papers} papers in {escape(definition.name)}.", highlight=False)
+        console.print(f"{papers(service.get(definition.slug).papers)} in {escape(definition.name)}.", highlight=False)
     else:
         console.print("Run `papertalk topics assign` to tag papers with it.")
 
@@ -270,9 +284,8 @@ def whatsnew(
 
 
 def _print_news(news: WhatsNew) -> None:
-    count = len(news.papers)
-    noun = "paper" if count == 1 else "papers"
-    console.print(f"[bold]{escape(news.topic.name)}[/bold]: {count} new {noun} since {news.since}", highlight=False)
+    count = papers(len(news.papers), "new papers")
+    console.print(f"[bold]{escape(news.topic.name)}[/bold]: {count} since {news.since}", highlight=False)
     print_papers(news.papers)
 
 

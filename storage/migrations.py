@@ -149,7 +149,8 @@ CREATE TABLE topic_defs (
     keywords TEXT NOT NULL DEFAULT '[]',
     categories TEXT NOT NULL DEFAULT '[]',
     examples TEXT NOT NULL DEFAULT '[]',
-    origin TEXT NOT NULL CHECK (origin IN ('bundled', 'user'))
+    origin TEXT NOT NULL CHECK (origin IN ('bundled', 'user')),
+    threshold REAL
 );
 CREATE TABLE topic_scores (
     slug TEXT NOT NULL REFERENCES topics(slug),

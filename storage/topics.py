@@ -50,6 +50,7 @@ class TopicDef:
     categories: tuple[str, ...] = ()
     examples: tuple[str, ...] = ()
     origin: str = "user"
+    threshold: float | None = None  # None: assignment's default threshold
 
     def fingerprint(self) -> str:
         data = json.dumps(asdict(self), sort_keys=True, default=list)
@@ -148,8 +149,8 @@ class Topics:
             "ON CONFLICT(slug) DO UPDATE SET name = excluded.name, description = excluded.description"
         )
         def_sql = (
-            "INSERT OR REPLACE INTO topic_defs(slug, abbreviations, keywords, categories, examples, origin) "
-            "VALUES(?, ?, ?, ?, ?, ?)"
+            "INSERT OR REPLACE INTO topic_defs(slug, abbreviations, keywords, categories, examples, origin, threshold) "
+            "VALUES(?, ?, ?, ?, ?, ?, ?)"
         )
         self.catalog.transaction(
             [
@@ -164,6 +165,7 @@ class Topics:
                             json.dumps(list(d.categories)),
                             json.dumps(list(d.examples)),
                             d.origin,
+                            d.threshold,
                         )
                         for d in defs
                     ],
@@ -340,4 +342,5 @@ def _def_from_row(r: Any) -> TopicDef:
         categories=tuple(json.loads(r["categories"])),
         examples=tuple(json.loads(r["examples"])),
         origin=r["origin"],
+        threshold=r["threshold"],
     )

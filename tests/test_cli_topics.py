@@ -8,8 +8,8 @@ from pathlib import Path
 from tests.helpers.cli import catalog_rows, run_cli
 from tests.helpers.topics import demo_records_by_id
 
-RAG = ["2604.09666", "2601.08282"]
-GUI = ["2503.21620"]
+RAG = ["2604.09666", "2501.15228"]
+GUI = ["2504.10458"]
 LATER = ["2604.09508", "2603.17441"]  # one RAG paper, one GUI paper
 
 
@@ -63,11 +63,17 @@ def test_ingest_assigns_topics_then_show_add_assign(tmp_path: Path, _isolated_da
         "GUI grounding, screenshot",
         "--abbreviation",
         "GUI=Graphical User Interface",
+        "--example-paper",
+        f"arxiv:{GUI[0]}",
     )
-    assert "Topic GUI Grounding (gui-grounding) saved." in added and "1 papers in GUI Grounding" in added
-    rows = catalog_rows(_isolated_data_dir, "SELECT origin, keywords FROM topic_defs WHERE slug = 'gui-grounding'")
-    assert rows == [("user", '["GUI grounding", "screenshot"]')]
+    assert "Topic GUI Grounding (gui-grounding) saved." in added
+    rows = catalog_rows(
+        _isolated_data_dir, "SELECT origin, keywords, examples FROM topic_defs WHERE slug = 'gui-grounding'"
+    )
+    assert rows == [("user", '["GUI grounding", "screenshot"]', f'["{GUI[0]}"]')]
     assert "GUI: Graphical User Interface" in _ok("topics", "show", "gui-grounding")
+    members = json.loads(_ok("topics", "show", "gui-grounding", "--json"))["latest"]
+    assert f"{members['total']} paper" in added and [p["paper_id"] for p in members["items"]] == GUI
     assigned = _ok("topics", "assign")
     assert assigned.startswith("4 papers scored against 20 topics")
 

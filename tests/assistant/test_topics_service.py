@@ -19,8 +19,8 @@ from tests.conftest import demo_records
 from tests.helpers.topics import demo_records_by_id
 
 AS_OF = date(2025, 9, 30)
-RAG_FIRST = ["2604.09666", "2601.08282"]
-GUI_FIRST = ["2503.21620"]
+RAG_FIRST = ["2604.09666", "2501.15228"]
+GUI_FIRST = ["2504.10458"]
 RAG_LATER = ["2604.09508"]
 GUI_LATER = ["2601.09770", "2603.17441"]
 OTHER_LATER = ["2412.12464"]  # recommendation: in neither followed topic

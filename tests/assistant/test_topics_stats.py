@@ -4,7 +4,7 @@ from datetime import date, timedelta
 
 import numpy as np
 
-from assistant.topic_stats import AsOf, momentum, related_topics, resolve_as_of
+from assistant.topic_stats import AsOf, centred, momentum, related_topics, resolve_as_of
 
 D = date(2025, 9, 30)
 AS_OF = AsOf(D, False, D)
@@ -82,3 +82,13 @@ def test_related_topics_rank_by_shared_papers_and_centre_similarity() -> None:
     assert b.overlap == 1.0 and round(b.jaccard, 2) == 0.4 and round(b.similarity or 0, 3) == 0.707
     assert round(b.strength, 3) == round((1.0 + 0.7071) / 2, 3)
     assert c.overlap == 0.2 and c.similarity == 0.0 and c.strength == 0.1
+
+
+def test_centred_centres_tell_topics_of_one_field_apart() -> None:
+    shared = np.array([10.0, 0.0, 0.0])
+    centres = {"a": shared + np.array([0, 1, 0]), "b": shared + np.array([0, 1.2, 0.1]), "c": shared - [0, 1, 0]}
+    raw = related_topics("a", {"a": 5, "b": 5, "c": 5}, {}, {}, centres)
+    assert all((r.similarity or 0) > 0.98 for r in raw)  # one field: every centre looks alike
+    moved = {r.slug: r.similarity for r in related_topics("a", {"a": 5, "b": 5, "c": 5}, {}, {}, centred(centres))}
+    assert (moved["b"] or 0) > 0.9 and (moved["c"] or 0) < -0.9
+    assert centred({"a": shared}) == {"a": shared}

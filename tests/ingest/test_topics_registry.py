@@ -43,6 +43,8 @@ def _write(tmp_path: Path, topics: Any) -> Path:
         ({**GOOD, "name": "Y", "abbreviations": ["RL"]}, "topic #2 ('Y'): field 'abbreviations' must map"),
         ({**GOOD, "name": "Y", "categories": ["computer science"]}, "field 'categories' holds 'computer science'"),
         ({**GOOD, "name": "Y", "examples": ["not-an-id"]}, "field 'examples' holds 'not-an-id'"),
+        ({**GOOD, "name": "Y", "threshold": 1.5}, "field 'threshold' must be a number between 0 and 1"),
+        ({**GOOD, "name": "Y", "threshold": "high"}, "field 'threshold' must be a number between 0 and 1"),
         ({**GOOD}, "share the slug 'agent-memory'"),
         ({"description": "no name"}, "topic #2: field 'name' must be a non-empty string"),
         ("just a string", "topic #2: must be an object"),
