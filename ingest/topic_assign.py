@@ -50,31 +50,29 @@ class AssignReport:
         )
 
 
-def keyword_pattern(keywords: Sequence[str]) -> re.Pattern[str] | None:
-    """One pattern for a topic's keywords: whole words, plural allowed; acronyms (any capital after the
-    first letter, e.g. "RL", "GraphRAG") match case-sensitively, other keywords in any case."""
-    parts = []
-    for kw in keywords:
-        body = re.escape(kw) + "(?:s|es)?"
-        parts.append(body if any(c.isupper() for c in kw[1:]) else f"(?i:{body})")
-    return re.compile(r"(?<!\w)(" + "|".join(parts) + r")(?!\w)") if parts else None
+def keyword_pattern(keyword: str) -> re.Pattern[str]:
+    """A keyword as a whole word or phrase, plural allowed; an acronym (a capital after the first letter, e.g.
+    "RL", "GraphRAG") matches case-sensitively, other keywords in any case."""
+    flags = 0 if any(c.isupper() for c in keyword[1:]) else re.IGNORECASE
+    return re.compile(r"(?<!\w)" + re.escape(keyword) + r"(?:s|es)?(?!\w)", flags)
 
 
 class Evidence:
     """Keyword and category evidence of papers for a fixed list of topics."""
 
     def __init__(self, defs: Sequence[TopicDef]) -> None:
-        self.patterns = [keyword_pattern(d.keywords) for d in defs]
+        self.keywords = [[(kw.lower(), keyword_pattern(kw)) for kw in d.keywords] for d in defs]
         self.categories = [set(d.categories) for d in defs]
 
     def keyword_hits(self, texts: Sequence[str]) -> np.ndarray:
-        """(papers, topics): distinct keywords of each topic found in each text."""
-        out = np.zeros((len(texts), len(self.patterns)), dtype=np.float32)
-        for j, pattern in enumerate(self.patterns):
-            if pattern is None:
-                continue
-            for i, text in enumerate(texts):
-                out[i, j] = len({m.lower() for m in pattern.findall(text)})
+        """(papers, topics): distinct keywords of each topic found in each text (a substring test first, so
+        that the regular expressions run only where a keyword may be)."""
+        out = np.zeros((len(texts), len(self.keywords)), dtype=np.float32)
+        for i, text in enumerate(texts):
+            lower = text.lower()
+            for j, keywords in enumerate(self.keywords):
+                found = {m.lower() for key, pattern in keywords if key in lower for m in pattern.findall(text)}
+                out[i, j] = len(found)
         return out
 
     def category_match(self, categories: Sequence[Sequence[str]]) -> np.ndarray:

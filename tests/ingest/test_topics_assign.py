@@ -111,3 +111,20 @@ def test_a_topic_defined_by_example_papers(topic_store: Store, tmp_path: Path) -
     assert set(examples) <= members
     assert not members & set(EXPECTED["web-and-gui-agents"] + EXPECTED["embodied-agents"])
     assert not topic_store.topics.stale()
+
+
+def test_keyword_evidence_whole_words_plurals_and_case_sensitive_acronyms() -> None:
+    from ingest.topic_assign import Evidence
+    from storage.topics import TopicDef
+
+    rl = TopicDef("rl", "RL", keywords=("RL", "reinforcement learning", "GRPO"), categories=("cs.LG",))
+    gui = TopicDef("gui", "GUI", keywords=("GUI agent", "GUI agents", "browser"))
+    evidence = Evidence([rl, gui])
+    texts = [
+        "We train GUI agents with GRPO, a reinforcement learning (RL) method.",
+        "A world model controls the gRPC client; our browsers are slow.",  # no RL, GRPO; plural browsers
+        "Reinforcement Learning for control. The url and rl are lower case.",
+    ]
+    hits = evidence.keyword_hits(texts)
+    assert hits.tolist() == [[3, 1], [0, 1], [1, 0]]
+    assert evidence.category_match([["cs.LG", "cs.AI"], ["cs.CL"]]).tolist() == [[1, 0], [0, 0]]
