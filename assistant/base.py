@@ -6,6 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from assistant.followups import standalone
 from assistant.types import Answer, Passage
 
 
@@ -16,6 +17,7 @@ class Turn:
     question: str
     answer: str
     standalone: str = ""  # the question as it was rewritten to stand alone
+    cited_title: str = ""  # title of the paper its answer cited first ("" when it cited none)
 
 
 @dataclass(frozen=True)
@@ -46,8 +48,9 @@ class Answerer(ABC):
         yield AnswerChunk(answer=answer)
 
     def rewrite(self, question: str, history: list[Turn]) -> str:
-        """A follow-up made standalone. Default: the previous question's words carry the context."""
+        """A follow-up made standalone. Default: references resolved to the previous subject, at most one
+        short phrase added, and only when the question needs it (`assistant.followups`)."""
         if not history:
             return question
-        previous = history[-1].standalone or history[-1].question
-        return f"{previous} {question}"
+        earlier = [t.standalone or t.question for t in history]
+        return standalone(question, earlier, history[-1].cited_title)

@@ -1,4 +1,5 @@
-"""The assistant as the CLI and the HTTP API use it: ask, stream, chat — retrieval, answer, checks, history."""
+"""The assistant as the CLI uses it (and the planned HTTP API will): ask, stream, chat — retrieval, answer, checks,
+history."""
 
 from __future__ import annotations
 
@@ -11,12 +12,16 @@ from typing import Any
 
 from assistant.backends import build_answerer
 from assistant.base import AnswerChunk, Answerer, Turn
+from assistant.passages import distinct_sources
 from assistant.retrieval import HybridRetriever
 from assistant.types import Answer, Passage, Scope
+from papertalk.errors import InvalidQuestion, NothingIndexed
+from storage.chats import ChatTurn
 from storage.store import Store
 
 log = logging.getLogger(__name__)
-HISTORY_TURNS = 4
+HISTORY_TURNS = 4  # earlier turns a follow-up is read with
+HISTORY_CHARS = 400  # of each earlier question (and standalone question) handed to a rewrite
 
 
 def scope_to_dict(scope: Scope) -> dict[str, Any]:
@@ -49,7 +54,27 @@ class Assistant:
         return build_answerer(self.settings, self.store.embedder)
 
     def start_chat(self, scope: Scope, title: str = "") -> str:
+        """A new chat in `scope`; refused, as a question would be, when nothing is indexed or the scope is unknown."""
+        self.check_ready()
+        self.retriever.resolve(scope)
         return self.store.chats.create(scope_to_dict(scope), title).chat_id
+
+    def check_ready(self) -> None:
+        """Raise `NothingIndexed` (saying how to add papers) when the store has no indexed paper."""
+        if not self.store.catalog.query("SELECT 1 FROM papers WHERE status = 'indexed' LIMIT 1"):
+            raise NothingIndexed(
+                f"nothing is indexed yet in {self.settings.data_dir}: load the demo papers with "
+                "`papertalk demo --load-only`, or add papers with `papertalk ingest FILE.pdf` or "
+                "`papertalk ingest-arxiv FILE.jsonl`"
+            )
+
+    @staticmethod
+    def clean_question(question: str) -> str:
+        """The question without surrounding blanks; `InvalidQuestion` when nothing is left."""
+        question = question.strip()
+        if not question:
+            raise InvalidQuestion('the question is empty: ask something about the papers, e.g. "What is S2ORC?"')
+        return question
 
     def ask(self, question: str, scope: Scope | None = None, chat_id: str | None = None) -> Answer:
         """One answer, all at once."""
@@ -61,7 +86,8 @@ class Assistant:
 
     def stream(self, question: str, scope: Scope | None = None, chat_id: str | None = None) -> Iterator[AnswerChunk]:
         """Text pieces as the backend produces them, then the checked `Answer` (saved to the chat)."""
-        question = question.strip()
+        question = self.clean_question(question)
+        self.check_ready()
         scope, history = self._context(scope, chat_id)
         standalone = self.answerer.rewrite(question, history)
         sources = self.sources(standalone, scope)
@@ -71,7 +97,7 @@ class Assistant:
             yield chunk
 
     def sources(self, query: str, scope: Scope) -> list[Passage]:
-        passages = self.retriever.retrieve(query, scope)
+        passages = distinct_sources(self.retriever.retrieve(query, scope), self.store.catalog)
         for number, passage in enumerate(passages, start=1):
             passage.number = number
         return passages
@@ -81,5 +107,22 @@ class Assistant:
             return scope or Scope(), []
         chat = self.store.chats.get(chat_id)
         turns = self.store.chats.turns(chat_id, last=HISTORY_TURNS)
-        history = [Turn(t.question, t.answer_text, t.standalone) for t in turns]
-        return scope or scope_from_dict(chat.scope), history
+        return scope or scope_from_dict(chat.scope), [history_turn(t) for t in turns]
+
+
+def history_turn(turn: ChatTurn) -> Turn:
+    """A stored turn as a rewrite reads it: its texts clipped, and the title its answer cited first."""
+    return Turn(
+        turn.question[:HISTORY_CHARS], turn.answer_text, turn.standalone[:HISTORY_CHARS], first_cited_title(turn.answer)
+    )
+
+
+def first_cited_title(answer: dict[str, Any]) -> str:
+    """The title of the source an answer (as stored, `Answer.to_dict()`) cites first; "" when none."""
+    sources = answer.get("sources") or []
+    for sentence in answer.get("sentences") or []:
+        for citation in sentence.get("citations") or []:
+            number = citation.get("number", 0)
+            if 0 < number <= len(sources):
+                return str(sources[number - 1].get("title", ""))
+    return ""

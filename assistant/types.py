@@ -1,4 +1,4 @@
-"""What the assistant hands to the CLI and the API: scopes, passages, citations, answers."""
+"""What the assistant hands to the CLI (and to the planned HTTP API): scopes, passages, citations, answers."""
 
 from __future__ import annotations
 
@@ -43,6 +43,8 @@ class Passage:
     dense_score: float | None = None
     keyword_score: float | None = None
     number: int = 0  # [n] in the answer, assigned when passages become sources
+    part: str = ""  # tells sources of one paper apart: "passage 7 of 52"
+    chunk_ids: list[str] = field(default_factory=list)  # every chunk `text` covers, when more than `chunk_id`
 
     @property
     def pages(self) -> str:
@@ -56,7 +58,8 @@ class Passage:
         """ "Title (2025), p. 3" — how a source is shown to people."""
         year = f" ({self.year})" if self.year else ""
         pages = f", {self.pages}" if self.pages else ""
-        return f"{self.title}{year}{pages}"
+        part = f", {self.part}" if self.part else ""
+        return f"{self.title}{year}{pages}{part}"
 
 
 @dataclass

@@ -94,10 +94,18 @@ def record_to_paper(record: dict[str, Any]) -> Paper:
     )
 
 
+HEAD_LINES = 10  # a file whose first 10 records all fail is not arXiv JSON lines: it is reported once, then left
+
+
 def iter_arxiv_records(path: Path, keep: RecordFilter | None = None) -> Iterator[Paper | Problem]:
-    """Papers from `path`, one line at a time (constant memory); bad lines come out as `Problem`s."""
+    """Papers from `path`, one line at a time (constant memory); bad lines come out as `Problem`s.
+
+    Problems before the first good record are held back: if the first `HEAD_LINES` records all fail, the
+    file is one `Problem` ("not arXiv JSON lines") and reading stops, instead of a line per random byte.
+    """
     keep = keep or RecordFilter()
     kept = 0
+    head: list[Problem] | None = []  # None once a record has parsed
     with _open_text(path) as fh:
         for number, line in enumerate(fh, start=1):
             if keep.limit is not None and kept >= keep.limit:
@@ -105,17 +113,45 @@ def iter_arxiv_records(path: Path, keep: RecordFilter | None = None) -> Iterator
             if not line.strip():
                 continue
             where = f"{path}:{number}"
-            try:
-                paper = record_to_paper(json.loads(line))
-            except json.JSONDecodeError as exc:
-                yield Problem(where, f"malformed JSON ({exc.msg} at column {exc.colno})")
+            item = _parse(line, where)
+            if isinstance(item, Problem) and head is not None:
+                head.append(item)
+                if len(head) == HEAD_LINES:
+                    yield _not_json_lines(path, head)
+                    return
                 continue
-            except ValueError as exc:
-                yield Problem(where, str(exc))
+            if isinstance(item, Problem):
+                yield item
                 continue
-            if not keep.keeps(paper):
+            if head:
+                yield from head
+            head = None
+            if not keep.keeps(item):
                 continue
             kept += 1
-            if not paper.abstract:
-                yield Problem(where, f"record {paper.paper_id} has no abstract: indexed by title only", fatal=False)
-            yield paper
+            if not item.abstract:
+                yield Problem(where, f"record {item.paper_id} has no abstract: indexed by title only", fatal=False)
+            yield item
+    yield from head or []
+
+
+def _parse(line: str, where: str) -> Paper | Problem:
+    try:
+        return record_to_paper(json.loads(line.rstrip("\r\n")))  # a cut-off string is 'unterminated'
+    except json.JSONDecodeError as exc:
+        # Some messages end in "at" ("Unterminated string starting at"): the column completes them.
+        return Problem(where, f"malformed JSON ({exc.msg.removesuffix(' at')} at column {exc.colno})")
+    except RecursionError:
+        return Problem(where, "malformed JSON (nested too deeply)")
+    except ValueError as exc:
+        return Problem(where, str(exc))
+
+
+def _not_json_lines(path: Path, head: list[Problem]) -> Problem:
+    first = head[0]
+    line = first.where.rsplit(":", 1)[1]
+    return Problem(
+        str(path),
+        f"not arXiv metadata JSON lines: its first {len(head)} records all failed (line {line}: {first.why}); "
+        "give a .jsonl or .jsonl.gz file in the arXiv bulk-metadata layout",
+    )

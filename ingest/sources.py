@@ -38,17 +38,47 @@ def count_pdfs(paths: list[Path]) -> int:
     return sum(1 for _ in iter_pdf_paths(paths))
 
 
-def count_lines(path: Path) -> int:
-    """Lines in a (possibly gzipped) file, for progress bars."""
-    with path.open("rb") as raw:
-        gzipped = raw.read(2) == b"\x1f\x8b"
-    with gzip.open(path, "rb") if gzipped else path.open("rb") as fh:
-        return sum(1 for _ in fh)
+GZIP_MAGIC = b"\x1f\x8b"
+
+
+def count_lines(path: Path) -> int | None:
+    """Lines in a (possibly gzipped) file, for progress bars; None if it cannot be read at all.
+
+    A file cut short counts the lines before the cut (what an ingest of it will read).
+    """
+    count = 0
+    try:
+        with path.open("rb") as raw:
+            gzipped = raw.read(2) == GZIP_MAGIC
+        with gzip.open(path, "rb") if gzipped else path.open("rb") as fh:
+            for _ in fh:
+                count += 1
+    except (OSError, EOFError):
+        return count or None
+    return count
+
+
+def metadata_file_problem(path: Path) -> str | None:
+    """Why `path` cannot be read as an arXiv metadata file before any line is read, or None."""
+    give = "give a .jsonl or .jsonl.gz file"
+    if path.is_dir():
+        return f"is a directory: {give}"
+    if not path.is_file():
+        return "no such file"
+    try:
+        with path.open("rb") as fh:
+            start = fh.read(16)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or type(exc).__name__})"
+    if path.name.lower().endswith(".gz") and not start.startswith(GZIP_MAGIC):
+        return f"not a gzip file (it starts with {start[:8]!r}): {give}, or name a plain JSON-lines file .jsonl"
+    return None
 
 
 def arxiv_papers(path: Path, keep: RecordFilter | None = None) -> Iterator[Paper | Problem]:
-    if not path.is_file():
-        yield Problem(str(path), "no such file")
+    problem = metadata_file_problem(path)
+    if problem:
+        yield Problem(str(path), problem)
         return
     try:
         yield from iter_arxiv_records(path, keep)

@@ -1,9 +1,12 @@
-"""The `papertalk` command line: thin commands over the same services the HTTP API uses."""
+"""The `papertalk` command line: thin commands over the assistant and storage services (an HTTP API over the
+same services is planned, not there yet)."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
+from collections import Counter
 from collections.abc import Iterable
 from datetime import date
 from pathlib import Path
@@ -34,15 +37,25 @@ app.add_typer(papers_app, name="papers")
 class _State:
     settings: Settings | None = None
     store: Store | None = None
+    data_dir: Path | None = None  # --data-dir, over PAPERTALK_DATA_DIR
 
 
 state = _State()
 
 
+def get_settings() -> Settings:
+    """Settings built on first use (so `--help` works whatever the environment holds)."""
+    if state.settings is None:
+        settings = Settings()
+        if state.data_dir is not None:
+            settings = settings.model_copy(update={"data_dir": state.data_dir})
+        state.settings = settings
+    return state.settings
+
+
 def get_store() -> Store:
     if state.store is None:
-        state.settings = state.settings or Settings()
-        state.store = Store(state.settings)
+        state.store = Store(get_settings())
     return state.store
 
 
@@ -52,10 +65,7 @@ def _main(
     data_dir: Annotated[Optional[Path], typer.Option(help="Data directory (PAPERTALK_DATA_DIR).")] = None,  # noqa: UP045
 ) -> None:
     setup_logging(verbose)
-    settings = Settings()
-    if data_dir is not None:
-        settings = settings.model_copy(update={"data_dir": data_dir})
-    state.settings, state.store = settings, None
+    state.settings, state.store, state.data_dir = None, None, data_dir
 
 
 def _run_ingest(
@@ -64,7 +74,7 @@ def _run_ingest(
     from ingest.pipeline import Ingestor
 
     store = get_store()
-    with progress_bar(description, total) as advance:
+    with progress_bar(description, total, every_s=store.settings.progress_every_s) as advance:
         report = Ingestor(store).run(items, progress=advance)
     if topic:
         store.topics.assign(store.topics.ensure(topic), report.paper_ids)
@@ -73,14 +83,30 @@ def _run_ingest(
     return report
 
 
+MAX_ERRORS_PER_FILE = 10
+
+
 def _print_report(report: IngestReport) -> None:
-    for problem in report.errors:  # one line each, the file name verbatim (no markup, no wrapping)
-        err_console.print(f"[red]failed[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
+    _print_errors(report.errors)
     for problem in report.warnings[:20]:
         err_console.print(f"[yellow]warning[/yellow] {escape(str(problem))}", highlight=False, soft_wrap=True)
     if len(report.warnings) > 20:
         err_console.print(f"[yellow]… and {len(report.warnings) - 20} more warnings[/yellow]")
     console.print(report.summary())
+
+
+def _print_errors(errors: list[Problem]) -> None:
+    """One line each, the file name verbatim (no markup, no wrapping); at most 10 bad lines of one file."""
+    per_file: Counter[str] = Counter()
+    for problem in errors:
+        file = re.sub(r":\d+$", "", problem.where)
+        per_file[file] += 1
+        if per_file[file] <= MAX_ERRORS_PER_FILE:
+            err_console.print(f"[red]failed[/red] {escape(str(problem))}", highlight=False, soft_wrap=True)
+    for file, count in per_file.items():
+        if count > MAX_ERRORS_PER_FILE:
+            more = count - MAX_ERRORS_PER_FILE
+            err_console.print(f"… and {more} more malformed lines in {escape(file)}", highlight=False, soft_wrap=True)
 
 
 @app.command()
@@ -94,7 +120,7 @@ def ingest(
     if pdfs:
         failed |= _run_ingest("PDFs", count_pdfs(pdfs), pdf_papers(pdfs)).failed
     for path in metadata:
-        failed |= _run_ingest(path.name, count_lines(path) if path.is_file() else None, arxiv_papers(path)).failed
+        failed |= _run_ingest(path.name, count_lines(path), arxiv_papers(path)).failed
     raise typer.Exit(1 if failed else 0)
 
 
@@ -111,7 +137,7 @@ def ingest_arxiv(
     keep = RecordFilter(
         since=_date(since, "--since"), until=_date(until, "--until"), categories=tuple(category or ()), limit=limit
     )
-    total = count_lines(file) if file.is_file() else None
+    total = count_lines(file)
     if total is not None and limit is not None and not (since or until or category):
         total = min(total, limit)
     report = _run_ingest(file.name, total, arxiv_papers(file, keep), topic=topic)
@@ -134,7 +160,7 @@ def add(
     """Fetch papers from arXiv by id (metadata and PDF) and ingest them."""
     from ingest.arxiv_api import fetch_papers
 
-    settings = get_store().settings
+    settings = get_settings()
     report = _run_ingest("arXiv", len(ids), fetch_papers(ids, settings.arxiv, pdf_dir=settings.data_dir / "pdfs"))
     raise typer.Exit(1 if report.failed else 0)
 
@@ -214,8 +240,15 @@ def main() -> None:
     try:
         app()
     except PapertalkError as exc:
-        err_console.print(f"[red]error:[/red] {escape(str(exc))}", highlight=False, soft_wrap=True)
-        sys.exit(2)
+        _fail(str(exc))
+    except OSError as exc:  # the machine said no (disk full, permission denied): what and where, not a traceback
+        where = f": {exc.filename}" if exc.filename else ""
+        _fail(f"{exc.strerror or exc}{where}")
+
+
+def _fail(message: str) -> None:
+    err_console.print(f"[red]error:[/red] {escape(message)}", highlight=False, soft_wrap=True)
+    sys.exit(2)
 
 
 def load_demo_corpus(store: Store) -> bool:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
 
 import typer
+from rich.cells import cell_len
+from rich.console import Console
 from rich.markup import escape
 
 from assistant.types import Answer, Scope
@@ -68,13 +71,67 @@ def print_sources(answer: Answer) -> None:
         console.print(f"[yellow]removed citations to sources that were not given:[/yellow] {answer.removed_citations}")
 
 
-def _stream_answer(assistant: Assistant, question: str, scope: Scope | None, chat_id: str | None) -> Answer:
+class WordWrap:
+    """Prints streamed text so that lines break between words, never inside one.
+
+    Pieces may end in the middle of a word (LLM tokens do): the unfinished word waits for the next piece.
+    """
+
+    def __init__(self, out: Console, column: int = 0) -> None:
+        self.out = out
+        self.column = column  # cells already used on the current line
+        self.pending = ""  # the last word, perhaps unfinished
+        self.space = False  # blanks came before the next word
+
+    def write(self, text: str) -> None:
+        parts = re.split(r"(\s+)", self.pending + text)
+        self.pending = parts.pop()  # "" when the text ended in blanks
+        for part in parts:
+            if part.isspace():
+                self._blank(part)
+            else:
+                self._word(part)
+
+    def close(self) -> None:
+        """Print the last word and end the line."""
+        if self.pending:
+            self._word(self.pending)
+        self.pending = ""
+        self._emit("\n")
+        self.column, self.space = 0, False
+
+    def _blank(self, blank: str) -> None:
+        if "\n" in blank:
+            self._emit("\n" * blank.count("\n"))
+            self.column, self.space = 0, False
+        else:
+            self.space = True
+
+    def _word(self, word: str) -> None:
+        if not word:
+            return
+        gap = 1 if self.space and self.column else 0
+        if self.column and self.column + gap + cell_len(word) > self.out.width:
+            self._emit("\n")
+            self.column, gap = 0, 0
+        self._emit(" " * gap + word)
+        self.column += gap + cell_len(word)
+        self.space = False
+
+    def _emit(self, text: str) -> None:
+        self.out.print(text, end="", markup=False, highlight=False, soft_wrap=True)
+
+
+def _stream_answer(
+    assistant: Assistant, question: str, scope: Scope | None, chat_id: str | None, column: int = 0
+) -> Answer:
     answer = None
+    wrap = WordWrap(console, column)
     for chunk in assistant.stream(question, scope, chat_id):
         if chunk.text:
-            console.print(escape(chunk.text), end="", highlight=False, soft_wrap=True)
+            wrap.write(chunk.text)
         answer = chunk.answer or answer
-    console.print()
+    wrap.close()
     assert answer is not None
     return answer
 
@@ -90,6 +147,7 @@ def ask(
 ) -> None:
     """Ask one question; the answer cites its numbered sources with title, year and page."""
     assistant = _assistant()
+    question = assistant.clean_question(question)
     scope = build_scope(assistant, topic, paper, pdf, since, until)
     if as_json:
         console.print_json(json.dumps(assistant.ask(question, scope).to_dict()))
@@ -104,15 +162,22 @@ def chat(
     since: SinceOpt = None,
     until: UntilOpt = None,
 ) -> None:
-    """An interactive conversation: follow-up questions keep the context. Empty line or /quit ends it."""
+    """An interactive conversation: follow-ups keep the context. /new starts afresh; empty line or /quit ends it."""
     assistant = _assistant()
     run_chat(assistant, build_scope(assistant, topic, paper, pdf, since, until))
 
 
+NEW_CHAT = {"/new", "/reset"}
+PROMPT = "papertalk> "
+
+
 def run_chat(assistant: Assistant, scope: Scope) -> None:
+    """The chat loop; the scope is checked (and the chat started) before the first prompt."""
     chat_id = assistant.start_chat(scope)
     console.print(
-        f"Asking about {scope.describe()} ({assistant.settings.llm.backend} answers). Empty line or /quit to stop."
+        f"Asking about {scope.describe()} ({assistant.settings.llm.backend} answers). "
+        "/new starts a fresh conversation; an empty line or /quit stops.",
+        highlight=False,
     )
     while True:
         try:
@@ -122,8 +187,12 @@ def run_chat(assistant: Assistant, scope: Scope) -> None:
             return
         if not question or question in {"/quit", "/exit"}:
             return
-        console.print("[bold green]papertalk>[/bold green] ", end="")
-        print_sources(_stream_answer(assistant, question, None, chat_id))
+        if question in NEW_CHAT:
+            chat_id = assistant.start_chat(scope)
+            console.print("New conversation: earlier questions no longer count as context.")
+            continue
+        console.print(f"[bold green]{PROMPT}[/bold green]", end="")
+        print_sources(_stream_answer(assistant, question, None, chat_id, column=cell_len(PROMPT)))
 
 
 def register_answer_commands(app: typer.Typer) -> None:

@@ -1,7 +1,7 @@
 """Domain errors whose messages tell the user what to do next.
 
-They are raised by the libraries (ingest, storage, assistant) and turned into CLI messages or HTTP
-problem responses at the boundary only.
+They are raised by the libraries (ingest, storage, assistant) and turned into messages at the boundary
+only: one CLI line today (and HTTP problem responses once the planned HTTP API exists).
 """
 
 from __future__ import annotations
@@ -38,3 +38,11 @@ class NetworkError(PapertalkError):
 
 class NotFound(PapertalkError):
     """A paper, topic or chat that the user named does not exist."""
+
+
+class InvalidQuestion(PapertalkError):
+    """A question that cannot be asked, such as an empty one."""
+
+
+class NothingIndexed(PapertalkError):
+    """The store holds no indexed paper yet, so there is nothing to answer from."""

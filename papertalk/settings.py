@@ -1,17 +1,24 @@
 """Typed settings: one root with nested groups, read from `PAPERTALK_*` variables and `.env`.
 
 Nested fields use `__`, e.g. `PAPERTALK_CHROMA__HOST=localhost`. The standard `OPENAI_API_KEY` and
-`OPENAI_BASE_URL` variables are honoured for the OpenAI-compatible backends.
+`OPENAI_BASE_URL` variables are honoured for the OpenAI-compatible backends, from the environment or `.env`.
+Building `Settings` raises `ConfigurationError` with one line naming the variable at fault (a misspelt
+`PAPERTALK_` name, a value out of range, an unreadable `.env` line), which the CLI prints as is.
 """
 
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
 from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings.exceptions import SettingsError
+
+from papertalk.errors import ConfigurationError
+from papertalk.settings_check import check_names, describe_invalid, describe_unparsable, read_dotenv
 
 
 def _default_data_dir() -> Path:
@@ -39,6 +46,12 @@ class EmbeddingSettings(_Group):
     )
     openai_batch_size: int = Field(64, ge=1, le=2048, description="Texts per request to an embeddings API.")
     threads: int = Field(0, ge=0, description="onnxruntime intra-op threads; 0 lets it use every core.")
+    timeout_s: float = Field(
+        60.0, gt=0, description="Seconds to wait for an embeddings API per request (`openai` backend)."
+    )
+    max_retries: int = Field(
+        2, ge=0, le=10, description="Retries on transient embeddings API errors (`openai` backend)."
+    )
 
 
 class ChromaSettings(_Group):
@@ -133,10 +146,13 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         env_file=".env",
         env_file_encoding="utf-8",
-        extra="forbid",
+        extra="ignore",  # `.env` is shared with other tools; misspelt PAPERTALK_ names are caught in __init__
     )
 
     data_dir: Path = Field(default_factory=_default_data_dir, description="Where the catalog and vectors live.")
+    progress_every_s: float = Field(
+        5.0, gt=0, description="Seconds between progress lines when output is not a terminal (piped, logged)."
+    )
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings, description="Embedding model.")
     chroma: ChromaSettings = Field(default_factory=ChromaSettings, description="Vector store.")
     chunking: ChunkSettings = Field(default_factory=ChunkSettings, description="Chunk sizes.")
@@ -144,6 +160,20 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings, description="Answer backend.")
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="Retrieval.")
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answer composition and checks.")
+    openai_api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY", exclude=True)
+    openai_base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL", exclude=True)
+
+    def __init__(self, **values: Any) -> None:
+        """Settings from init values, the environment and `.env`; any problem is one `ConfigurationError`."""
+        env_file = values.get("_env_file", type(self).model_config.get("env_file"))
+        dotenv = read_dotenv(Path(env_file)) if isinstance(env_file, str | Path) else {}
+        check_names(type(self), os.environ, dotenv)
+        try:
+            super().__init__(**values)
+        except ValidationError as exc:
+            raise ConfigurationError(describe_invalid(type(self), exc, dotenv)) from None
+        except SettingsError as exc:
+            raise ConfigurationError(describe_unparsable(type(self), exc)) from None
 
     @property
     def catalog_path(self) -> Path:
@@ -158,23 +188,39 @@ class Settings(BaseSettings):
         return self.data_dir / "bm25"
 
     def llm_api_key(self) -> str | None:
-        if self.llm.api_key is not None:
-            return self.llm.api_key.get_secret_value()
-        return os.environ.get("OPENAI_API_KEY")
+        key = self.llm.api_key or self.openai_api_key
+        return key.get_secret_value() if key is not None else None
 
     def llm_base_url(self) -> str | None:
-        return self.llm.base_url or os.environ.get("OPENAI_BASE_URL")
+        return self.llm.base_url or self.openai_base_url
+
+
+def ensure_data_dir(path: Path) -> None:
+    """Create the data directory if needed; raise `ConfigurationError` if papertalk cannot write there."""
+    hint = "choose another with --data-dir or PAPERTALK_DATA_DIR"
+    if path.exists() and not path.is_dir():
+        raise ConfigurationError(f"the data directory {path} is a file, not a directory: {hint}")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=path):
+            pass
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        raise ConfigurationError(f"the data directory {path} cannot be used ({reason}): {hint}") from None
 
 
 def settings_table() -> str:
     """The README's configuration table, generated from the settings models (a test keeps them equal)."""
     lines = ["| variable | default | meaning |", "|---|---|---|"]
     for name, field in Settings.model_fields.items():
+        if field.validation_alias is not None:  # OPENAI_API_KEY and OPENAI_BASE_URL: in the prose
+            continue
         group = field.default_factory() if field.default_factory else None  # type: ignore[call-arg]
         if isinstance(group, BaseModel):
             for sub, sub_field in type(group).model_fields.items():
                 default = getattr(group, sub)
                 lines.append(f"| `PAPERTALK_{name.upper()}__{sub.upper()}` | `{default}` | {sub_field.description} |")
         else:
-            lines.append(f"| `PAPERTALK_{name.upper()}` | platform data dir | {field.description} |")
+            default = "platform data dir" if name == "data_dir" else f"`{field.default}`"
+            lines.append(f"| `PAPERTALK_{name.upper()}` | {default} | {field.description} |")
     return "\n".join(lines)

@@ -200,16 +200,9 @@ def build_embedding(settings: Settings) -> BaseEmbedding:
     cfg = settings.embedding
     if cfg.backend == "local":
         return LocalMiniLMEmbedding(threads=cfg.threads, batch_size=cfg.batch_size)
-    try:
-        from llama_index.embeddings.openai import OpenAIEmbedding
-    except ImportError as exc:  # pragma: no cover - depends on the install
-        raise ConfigurationError("the `openai` embedding backend needs `pip install 'papertalk[openai]'`") from exc
-    return OpenAIEmbedding(
-        model=cfg.openai_model,
-        api_key=settings.llm_api_key(),
-        api_base=settings.llm_base_url(),
-        embed_batch_size=cfg.openai_batch_size,
-    )
+    from storage.openai_embeddings import build_openai_embedding
+
+    return build_openai_embedding(settings)
 
 
 def embed_texts(model: BaseEmbedding, texts: list[str], short: bool = False) -> np.ndarray:

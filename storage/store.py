@@ -5,7 +5,7 @@ from __future__ import annotations
 from functools import cached_property
 from typing import TYPE_CHECKING
 
-from papertalk.settings import Settings
+from papertalk.settings import Settings, ensure_data_dir
 from storage.catalog import Catalog
 from storage.chats import Chats
 from storage.keyword import KeywordIndex
@@ -23,7 +23,7 @@ class Store:
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        ensure_data_dir(settings.data_dir)  # a path that cannot hold the store is one clear error
         self.catalog = Catalog(settings.catalog_path)
 
     @cached_property

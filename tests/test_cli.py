@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import demo_records
-from tests.helpers.cli import catalog_rows, run_cli
+from tests.helpers.cli import catalog_rows, one_error_line, run_cli
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 SUMMARY = re.compile(r"^(\d+) added, 0 updated, 0 unchanged, (\d+) chunks embedded, 0 failed, 0 warnings$")
@@ -109,3 +109,11 @@ def test_exit_codes_for_bad_dates_missing_files_and_unknown_papers(tmp_path: Pat
     unknown = run_cli("papers", "show", "2501.99999")
     assert unknown.returncode == 2
     assert unknown.stderr.strip() == "error: no paper '2501.99999' in the catalog: see `papertalk papers list`"
+
+
+def test_a_file_where_the_store_needs_a_folder_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "chroma").write_text("")  # the vector store's folder, taken by a file
+    message = one_error_line(run_cli("stats"))
+    assert message == f"File exists: {data / 'chroma'}"

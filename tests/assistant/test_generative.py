@@ -280,3 +280,36 @@ def test_cli_reports_a_server_failure_in_one_line(llm: ChatServer, corpus_dir: P
     assert "HTTP 503" in result.stderr and "model is loading" in result.stderr
     assert "Traceback" not in result.stderr + result.stdout
     assert len(llm.requests) == 1
+
+
+def test_rewrite_prompt_stays_bounded_however_long_the_chat(llm: ChatServer, corpus_dir: Path, tmp_path: Path) -> None:
+    from assistant.generative import HISTORY_ANSWER_CHARS
+    from assistant.service import HISTORY_CHARS, HISTORY_TURNS
+    from prompts import load_prompt
+
+    data = tmp_path / "copy"
+    shutil.copytree(corpus_dir, data)
+    store = Store(Settings(data_dir=data))
+    assistant = Assistant(store)
+
+    def respond(request: Request) -> Reply:
+        if "Follow-up question:" in request.content("user"):
+            return Reply("What does S2ORC contain?")
+        return quoting(1, extra=" " + "More words. " * 200)(request)  # long answers, too
+
+    llm.responder = respond
+    chat = assistant.start_chat(Scope())
+    padding = " ".join(["and what about its licence and its size"] * 40)  # ~1,600 characters
+    for n in range(6):
+        assistant.ask(f"Question {n} about S2ORC {padding}?", chat_id=chat)
+    rewrites = [r.content("user") for r in llm.requests if "Follow-up question:" in r.content("user")]
+    assert len(rewrites) == 5
+    template = len(load_prompt("rewrite").render(history="", question=""))
+    per_turn = HISTORY_CHARS + HISTORY_ANSWER_CHARS + 40  # the "User: " and "Assistant: " labels, " ..."
+    bound = template + len(f"Question 5 about S2ORC {padding}?") + HISTORY_TURNS * per_turn
+    for prompt in rewrites:
+        history = prompt.split("Conversation so far:")[1].split("Follow-up question:")[0]
+        assert history.count("User: ") <= HISTORY_TURNS
+        assert len(prompt) <= bound, (len(prompt), bound)
+    assert rewrites[-1].count("User: ") == HISTORY_TURNS
+    store.close()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import subprocess
 import sys
@@ -19,16 +20,33 @@ def cli_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def run_cli(*args: str | Path, timeout: float = 120, **env: str) -> subprocess.CompletedProcess[str]:
-    """Run `papertalk ARGS` to the end; stdout and stderr are captured as text (not a terminal)."""
+def run_cli(
+    *args: str | Path, timeout: float = 120, cwd: Path | None = None, **env: str
+) -> subprocess.CompletedProcess[str]:
+    """Run `papertalk ARGS` to the end in `cwd` (default: the test's tmp_path, where a `.env` may be);
+    stdout and stderr are captured as text (not a terminal)."""
     return subprocess.run(
         [str(PAPERTALK), *map(str, args)],
         capture_output=True,
         text=True,
         timeout=timeout,
         env=cli_env(**env),
+        cwd=cwd,
         check=False,
     )
+
+
+PROGRESS_LINE = re.compile(r"^.+: \d+(/\d+ \(\d+%\)| done) · ")
+
+
+def one_error_line(result: subprocess.CompletedProcess[str]) -> str:
+    """The message of the CLI's one `error:` line, after checking exit code 2, no traceback, and nothing
+    else on stderr but progress lines (stderr is a pipe here)."""
+    assert result.returncode == 2, (result.returncode, result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    *before, last = result.stderr.strip().splitlines()
+    assert last.startswith("error: ") and all(PROGRESS_LINE.match(line) for line in before), result.stderr
+    return last.removeprefix("error: ")
 
 
 def catalog_rows(data_dir: Path, sql: str, params: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:

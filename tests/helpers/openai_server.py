@@ -50,6 +50,7 @@ class ChatServer:
     script: list[Reply] = field(default_factory=list)
     responder: Callable[[Request], Reply] | None = None
     requests: list[Request] = field(default_factory=list)
+    embed_delay: float = 0.0  # seconds before each embeddings reply (a slow or stuck server)
     stop: threading.Event = field(default_factory=threading.Event)
 
     @property
@@ -136,6 +137,8 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             request = Request(self.path, dict(self.headers), json.loads(raw or b"{}"))
             if self.path == "/v1/embeddings":
                 server.requests.append(request)
+                if server.embed_delay and server.stop.wait(server.embed_delay):
+                    return
                 return self._json(200, _embeddings(request.body))
             if self.path != "/v1/chat/completions":
                 return self._json(404, {"error": {"message": f"no route {self.path}"}})

@@ -4,17 +4,19 @@ exit code says something failed, and nothing already stored is lost."""
 from __future__ import annotations
 
 import gzip
+import io
 import json
+import random
 import re
 from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from ingest.arxiv_metadata import RecordFilter
+from ingest.arxiv_metadata import HEAD_LINES, RecordFilter, iter_arxiv_records
 from ingest.pdf import read_pdf
 from ingest.pipeline import Ingestor
-from ingest.sources import arxiv_papers, pdf_papers
+from ingest.sources import arxiv_papers, count_lines, pdf_papers
 from papertalk.errors import SourceError
 from storage.records import Problem
 from storage.store import Store
@@ -122,7 +124,7 @@ def _bad_metadata(path: Path) -> dict[int, str]:
     ]
     path.write_text("\n".join(lines) + "\n")
     return {
-        2: r"^malformed JSON \(.+ at column \d+\)$",
+        2: r"^malformed JSON \(Unterminated string starting at column 31\)$",  # not "at at column"
         5: r"^field 'id' is missing or not an arXiv id",
         6: r"^a record must be a JSON object$",
         8: r"^field 'title' is empty for 2501\.00002$",
@@ -220,3 +222,86 @@ def test_shared_parser_edge_cases_parse_or_fail_cleanly(prefix: str) -> None:
         return
     assert paper.pages and sum(len(p) for p in paper.pages) > 2000
     assert len(paper.title.split()) >= 3 and not paper.title[0].islower(), paper.title
+
+
+# Whole files that are not arXiv metadata: one line each, never a line per byte.
+
+
+def _random_bytes(path: Path) -> Path:
+    data = random.Random(6).randbytes(2048)
+    path.write_bytes(data)
+    lines = [x for x in io.TextIOWrapper(io.BytesIO(data), encoding="utf-8", errors="replace") if x.strip()]
+    assert len(lines) > HEAD_LINES  # 21: today's reader would report each of them
+    return path
+
+
+def test_cli_files_that_are_not_metadata_are_one_line_each(tmp_path: Path) -> None:
+    folder = tmp_path / "snapshot"
+    folder.mkdir()
+    fake_gz = tmp_path / "records.jsonl.gz"
+    fake_gz.write_text(json.dumps(demo_records(1)[0]) + "\n")
+    noise = _random_bytes(tmp_path / "noise.jsonl")
+    expected = {
+        folder: "is a directory: give a .jsonl or .jsonl.gz file",
+        fake_gz: 'not a gzip file (it starts with b\'{"id": "\'): give a .jsonl or .jsonl.gz file, or name a '
+        "plain JSON-lines file .jsonl",
+        noise: "not arXiv metadata JSON lines: its first 10 records all failed (line 1: malformed JSON "
+        "(Expecting value at column 1)); give a .jsonl or .jsonl.gz file in the arXiv bulk-metadata layout",
+    }
+    for path, why in expected.items():
+        result = run_cli("ingest-arxiv", path)
+        assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+        assert error_lines(result.stderr) == [f"failed {path}: {why}"], result.stderr
+        assert "0 added, 0 updated, 0 unchanged, 0 chunks embedded, 1 failed" in result.stdout
+
+
+def test_cli_caps_the_bad_lines_of_one_file_and_ingests_the_rest(tmp_path: Path) -> None:
+    good = [json.dumps(r) for r in demo_records(3)]
+    path = tmp_path / "records.jsonl"
+    path.write_text("\n".join([good[0], *[f"{{broken {i}" for i in range(25)], good[1], good[2]]) + "\n")
+    result = run_cli("ingest-arxiv", path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    assert error_lines(result.stderr) == [
+        f"failed {path}:{n}: malformed JSON (Expecting property name enclosed in double quotes at column 2)"
+        for n in range(2, 12)
+    ]
+    assert f"… and 15 more malformed lines in {path}" in result.stderr.splitlines()
+    assert re.search(
+        r"^3 added, 0 updated, 0 unchanged, \d+ chunks embedded, 25 failed, 0 warnings$", result.stdout, re.M
+    )
+
+
+def test_bad_lines_before_the_first_record_are_held_back_until_it_comes(tmp_path: Path) -> None:
+    good = [json.dumps(r) for r in demo_records(2)]
+    few = tmp_path / "few.jsonl"
+    few.write_text("\n".join(["{x", "[1]", good[0], "{y", good[1]]) + "\n")
+    items = list(iter_arxiv_records(few))
+    assert [(i.where, i.fatal) if isinstance(i, Problem) else i.paper_id for i in items] == [
+        (f"{few}:1", True),
+        (f"{few}:2", True),
+        demo_records(1)[0]["id"],
+        (f"{few}:4", True),
+        demo_records(2)[1]["id"],
+    ]
+    only_bad = tmp_path / "only-bad.jsonl"
+    only_bad.write_text("{x\n{y\n")  # fewer than HEAD_LINES: each line is reported
+    assert [p.where for p in iter_arxiv_records(only_bad) if isinstance(p, Problem)] == [
+        f"{only_bad}:1",
+        f"{only_bad}:2",
+    ]
+    late = tmp_path / "late.jsonl"
+    late.write_text("\n".join([*(f"{{bad {i}" for i in range(HEAD_LINES)), good[0]]) + "\n")
+    (problem,) = list(iter_arxiv_records(late))  # the good line after 10 bad ones is never read
+    assert isinstance(problem, Problem) and problem.where == str(late) and problem.why.startswith("not arXiv")
+
+
+def test_cli_truncated_gzip_is_counted_and_reported_without_a_traceback(tmp_path: Path) -> None:
+    whole = gzip.compress("".join(json.dumps(r) + "\n" for r in demo_records(12)).encode())
+    path = tmp_path / "records.jsonl.gz"
+    path.write_bytes(whole[: len(whole) // 2])
+    assert 0 < (count_lines(path) or 0) < 12  # the lines before the cut
+    assert count_lines(tmp_path) is None
+    result = run_cli("ingest-arxiv", path)
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
+    (line,) = error_lines(result.stderr)
+    assert line.startswith(f"failed {path}: stopped reading (")
