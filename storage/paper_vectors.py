@@ -34,7 +34,8 @@ def chunk_vectors(index: VectorIndex, chunk_ids: Sequence[str]) -> dict[str, np.
     out: dict[str, np.ndarray] = {}
     for start in range(0, len(chunk_ids), FETCH_BATCH):
         part = list(chunk_ids[start : start + FETCH_BATCH])
-        got = index.collection.get(ids=part, include=["embeddings"])
+        with index._reachable():  # a Chroma server that stops answering: StoreUnavailable, not a traceback
+            got = index.collection.get(ids=part, include=["embeddings"])
         for cid, vec in zip(got["ids"], got["embeddings"], strict=True):
             out[cid] = np.asarray(vec, dtype=np.float32)
     return out
