@@ -21,6 +21,7 @@ from ingest.arxiv_metadata import RecordFilter
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
 from papertalk.cli_answers import register_answer_commands
 from papertalk.cli_overview import register_overview_commands
+from papertalk.cli_topics import assign_after_ingest, register_topic_commands
 from papertalk.console import console, err_console, progress_bar, setup_logging
 from papertalk.errors import NotFound, PapertalkError
 from papertalk.settings import Settings
@@ -83,6 +84,7 @@ def _run_ingest(
         report = Ingestor(store, replace=replace).run(items, progress=advance)
     if topic:
         store.topics.assign(store.topics.ensure(topic), report.paper_ids)
+    assign_after_ingest(store, report.paper_ids)
     _print_report(report)
     return report
 
@@ -241,6 +243,7 @@ def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
 
 register_answer_commands(app)
 register_overview_commands(app)
+register_topic_commands(app, papers_app)
 
 
 def main() -> None:

@@ -1,4 +1,4 @@
-"""CLI commands that answer: `ask`, `chat`, `topics`. Registered on the main app by `papertalk.cli`."""
+"""CLI commands that answer: `ask`, `chat`. Registered on the main app by `papertalk.cli`."""
 
 from __future__ import annotations
 
@@ -205,15 +205,6 @@ def run_chat(assistant: Assistant, scope: Scope) -> None:
         print_sources(_stream_answer(assistant, question, None, chat_id, column=cell_len(PROMPT)))
 
 
-def topics() -> None:
-    """List topics and how many papers each has."""
-    from papertalk.cli import get_store
-
-    for t in get_store().topics.all():
-        console.print(f"{t.name} ({t.slug}): {t.papers} papers", markup=False, highlight=False)
-
-
 def register_answer_commands(app: typer.Typer) -> None:
     app.command()(ask)
     app.command()(chat)
-    app.command()(topics)

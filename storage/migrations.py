@@ -240,3 +240,49 @@ CREATE TABLE IF NOT EXISTS sentence_vectors (
 )
 """,
     )
+
+
+@migration
+def m008_topic_pages(db: sqlite3.Connection) -> None:
+    """Topic definitions, assignment scores and topic centres; followed topics and saved papers."""
+    _run(
+        db,
+        """
+CREATE TABLE topic_defs (
+    slug TEXT PRIMARY KEY REFERENCES topics(slug),
+    abbreviations TEXT NOT NULL DEFAULT '{}',
+    keywords TEXT NOT NULL DEFAULT '[]',
+    categories TEXT NOT NULL DEFAULT '[]',
+    examples TEXT NOT NULL DEFAULT '[]',
+    origin TEXT NOT NULL CHECK (origin IN ('bundled', 'user')),
+    threshold REAL
+);
+CREATE TABLE topic_scores (
+    slug TEXT NOT NULL REFERENCES topics(slug),
+    paper_id TEXT NOT NULL,
+    score REAL NOT NULL,
+    assigned INTEGER NOT NULL,
+    PRIMARY KEY (slug, paper_id)
+);
+CREATE INDEX topic_scores_paper ON topic_scores(paper_id, score);
+CREATE TABLE topic_scored (
+    paper_id TEXT PRIMARY KEY,
+    content_hash TEXT NOT NULL
+);
+CREATE TABLE topic_centroids (
+    slug TEXT PRIMARY KEY REFERENCES topics(slug),
+    total BLOB NOT NULL,
+    n INTEGER NOT NULL
+);
+CREATE TABLE topic_follows (
+    slug TEXT PRIMARY KEY REFERENCES topics(slug),
+    followed_at TEXT NOT NULL,
+    seen_at TEXT NOT NULL,
+    seen_row INTEGER NOT NULL
+);
+CREATE TABLE saved_papers (
+    paper_id TEXT PRIMARY KEY,
+    saved_at TEXT NOT NULL
+)
+""",
+    )

@@ -9,6 +9,7 @@ from papertalk.settings import Settings, ensure_data_dir
 from storage.catalog import Catalog
 from storage.chats import Chats
 from storage.keyword import KeywordIndex
+from storage.library import Library
 from storage.topics import Topics
 
 if TYPE_CHECKING:  # the model and the vector store load on first use: `papers list` needs neither
@@ -50,6 +51,10 @@ class Store:
     @cached_property
     def chats(self) -> Chats:
         return Chats(self.catalog)
+
+    @cached_property
+    def library(self) -> Library:
+        return Library(self.catalog)
 
     def close(self) -> None:
         self.catalog.close()
