@@ -254,9 +254,16 @@ def load_demo_corpus(store: Store) -> bool:
 
     if store.catalog.get_meta("demo_loaded") == DEMO_VERSION:
         return False
+    from papertalk.demo_vectors import shipped_outcome, use_shipped_vectors
+
     console.print("Loading the demo corpus (first run only; later runs reuse it)…")
+    shipped, why = use_shipped_vectors(store)
+    if shipped is None:
+        console.print(f"Embedding every chunk (a few minutes): {why}.", highlight=False)
     report = _run_ingest("demo papers", count_lines(DEMO_METADATA), arxiv_papers(DEMO_METADATA), topic=DEMO_TOPIC)
     report_pdfs = _run_ingest("demo PDFs", count_pdfs([DEMO_PDFS]), pdf_papers([DEMO_PDFS]))
+    if shipped is not None:
+        console.print(shipped_outcome(shipped), highlight=False)
     if not (report.failed or report_pdfs.failed):
         store.catalog.set_meta("demo_loaded", DEMO_VERSION)
     return True
