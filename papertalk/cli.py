@@ -19,8 +19,9 @@ from rich.table import Table
 from ingest.arxiv_metadata import RecordFilter
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
 from papertalk.cli_answers import register_answer_commands
+from papertalk.cli_serve import register_serve_command
 from papertalk.console import console, err_console, progress_bar, setup_logging
-from papertalk.errors import NotFound, PapertalkError
+from papertalk.errors import PapertalkError
 from papertalk.settings import Settings
 from storage.records import Paper, Problem
 from storage.store import Store
@@ -192,9 +193,9 @@ def papers_show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show one paper's record."""
-    row = get_store().catalog.get(paper_id.removeprefix("arxiv:"))
-    if row is None:
-        raise NotFound(f"no paper {paper_id!r} in the catalog: see `papertalk papers list`")
+    from storage.queries import get_paper
+
+    row = get_paper(get_store(), paper_id)
     if as_json:
         console.print_json(json.dumps(row.to_dict()))
         return
@@ -208,17 +209,9 @@ def papers_show(
 @app.command()
 def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Counts of papers, chunks and vectors, and where they are stored."""
-    store = get_store()
-    data = {
-        "data_dir": str(store.settings.data_dir),
-        "papers": store.catalog.count_papers(),
-        "papers_indexed": store.catalog.count_papers("indexed"),
-        "papers_pending": store.catalog.count_papers("pending"),
-        "chunks": store.catalog.count_chunks(),
-        "vectors": store.vectors.count(),
-        "embedding_model": store.vectors.model_name,
-        "chroma": store.settings.chroma.effective_mode,
-    }
+    from storage.queries import store_stats
+
+    data = store_stats(get_store())
     if as_json:
         console.print_json(json.dumps(data))
     else:
@@ -227,6 +220,7 @@ def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
 
 
 register_answer_commands(app)
+register_serve_command(app)
 
 
 def main() -> None:
