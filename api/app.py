@@ -4,8 +4,11 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 from fastapi import FastAPI
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
 
 from api.deps import AppState
 from api.errors import install_error_handlers
@@ -14,6 +17,7 @@ from api.routes import chat, conversations, health, papers, topics, uploads
 from papertalk.settings import Settings
 
 API_PREFIX = "/api"
+WEB_DIR = Path(__file__).parent / "web"  # the web page: plain HTML, CSS and JavaScript, no build step
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:
@@ -43,4 +47,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.add_middleware(BodyLimit, settings=resolved.api)
     for module in (chat, conversations, papers, uploads, topics, health):
         app.include_router(module.router, prefix=API_PREFIX)
+    mount_web(app)
     return app
+
+
+def mount_web(app: FastAPI) -> None:
+    """The web page at `/` and its files under `/static/`."""
+    app.mount("/static", StaticFiles(directory=WEB_DIR), name="static")
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(WEB_DIR / "index.html")

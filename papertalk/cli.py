@@ -266,17 +266,28 @@ def load_demo_corpus(store: Store) -> bool:
 @app.command()
 def demo(
     load_only: Annotated[bool, typer.Option("--load-only", help="Load the corpus, then stop.")] = False,
+    chat: Annotated[bool, typer.Option("--chat", help="Chat in the terminal instead of serving the web page.")] = False,
+    port: Annotated[int, typer.Option(help="Port of the web page.")] = 8000,
 ) -> None:
-    """Load the bundled demo corpus (first run only), then start a chat about its topic."""
-    from assistant.service import Assistant
-    from assistant.types import Scope
-    from papertalk.cli_answers import run_chat
+    """Load the bundled demo corpus (first run only), then serve the web page on its topic (or `--chat`)."""
     from papertalk.demo import DEMO_TOPIC
 
     store = get_store()
     load_demo_corpus(store)
     console.print(f"{store.catalog.count_papers('indexed')} papers ready in {store.settings.data_dir}.")
-    if load_only or not sys.stdin.isatty():
-        console.print(f'Try: papertalk chat --topic "{DEMO_TOPIC}" · papertalk ask "…" · papertalk papers list')
+    if load_only:
+        console.print(f'Try: papertalk serve · papertalk chat --topic "{DEMO_TOPIC}" · papertalk papers list')
         return
-    run_chat(Assistant(store), Scope(topic=DEMO_TOPIC))
+    if chat:
+        from assistant.service import Assistant
+        from assistant.types import Scope
+        from papertalk.cli_answers import run_chat
+
+        run_chat(Assistant(store), Scope(topic=DEMO_TOPIC))
+        return
+    from papertalk.cli_serve import serve
+    from storage.topics import slugify
+
+    console.print(f"Demo topic page: http://127.0.0.1:{port}/#/topic/{slugify(DEMO_TOPIC)}", highlight=False)
+    store.close()
+    serve(port=port)

@@ -23,8 +23,8 @@ from papertalk.settings import Settings
 from storage.store import Store
 from tests.conftest import S2ORC_PDF, demo_records
 
-CHROMIUM = os.environ.get("PAPERTALK_CHROMIUM", "/usr/bin/chromium")
-CHROMEDRIVER = os.environ.get("PAPERTALK_CHROMEDRIVER", "/usr/bin/chromedriver")
+CHROMIUM = os.environ.get("WEB_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("WEB_CHROMEDRIVER", "/usr/bin/chromedriver")
 HOSTILE_ID = "2401.99999"
 HOSTILE_TITLE = "Agents <script>alert(1)</script> that <b>plan</b>"
 
@@ -99,8 +99,14 @@ def make_driver(width: int = 1280, height: int = 900) -> Any:
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-                f"--window-size={width},{height}", "--hide-scrollbars"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},{height}",
+        "--hide-scrollbars",
+    ):
         options.add_argument(arg)
     return webdriver.Chrome(service=Service(executable_path=CHROMEDRIVER), options=options)
 
@@ -115,8 +121,8 @@ def browser(server: str) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def shots() -> Path | None:
-    """Where to save screenshots: PAPERTALK_SCREENSHOTS (e.g. docs/screenshots), or nowhere."""
-    where = os.environ.get("PAPERTALK_SCREENSHOTS")
+    """Where to save screenshots: WEB_SCREENSHOTS (e.g. docs/screenshots), or nowhere."""
+    where = os.environ.get("WEB_SCREENSHOTS")
     if not where:
         return None
     path = Path(where).resolve()

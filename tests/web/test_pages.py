@@ -110,7 +110,11 @@ def test_upload_a_pdf_then_ask_it_a_question(browser: Any, server: str, shots: P
     assert cites, answer.text
     cites[0].click()
     wait_for(browser, "#passage-text")
-    pdf_links = [a.get_attribute("href") for a in css(browser, "#passage-links a") if "/pdf#page=" in (a.get_attribute("href") or "")]
+    pdf_links = [
+        a.get_attribute("href")
+        for a in css(browser, "#passage-links a")
+        if "/pdf#page=" in (a.get_attribute("href") or "")
+    ]
     assert pdf_links, "a cited passage of an uploaded PDF links to the PDF at its page"
     save(browser, shots, "ask-pdf.png")
 
@@ -130,6 +134,9 @@ def test_the_page_is_readable_at_phone_width(server: str, shots: Path | None) ->
     from tests.web.conftest import make_driver
 
     phone = make_driver(390, 844)
+    phone.execute_cdp_cmd(
+        "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
+    )
     try:
         open_page(phone, f"{server}/#/topic/{SLUG}", ".momentum-line")
         overflow = phone.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
