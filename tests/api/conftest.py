@@ -10,17 +10,21 @@ import pytest
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from papertalk.settings import Settings
+from papertalk.settings import ApiSettings, Settings
 from tests.assistant.conftest import TOPIC, corpus_dir  # noqa: F401  # the session corpus fixture
 
 __all__ = ["TOPIC"]
 PROBLEM = "application/problem+json"
 
 
+def with_api(settings: Settings, **api: object) -> Settings:
+    """`settings` with some `api` settings changed (validated, as from the environment)."""
+    group = ApiSettings.model_validate({**settings.api.model_dump(), **api})
+    return settings.model_copy(update={"api": group})
+
+
 def client_for(data_dir: Path, **api: object) -> TestClient:
-    settings = Settings(data_dir=data_dir)
-    if api:
-        settings = settings.model_copy(update={"api": settings.api.model_copy(update=api)})
+    settings = with_api(Settings(data_dir=data_dir), **api)
     return TestClient(create_app(settings), raise_server_exceptions=False)
 
 
