@@ -90,10 +90,10 @@ def test_demo_load_uses_the_shipped_vectors_and_answers_from_them() -> None:
     assert "chunk vectors loaded from the shipped file (nothing embedded)" in result.stdout
     stats = json.loads(run_cli("stats", "--json").stdout)
     assert stats["vectors"] == stats["chunks"] == read_shipped().meta["chunks"]  # type: ignore[union-attr]
-    answer = run_cli("ask", "What does the LongEval lab evaluate?", "--json", timeout=300)
+    question = "guidelines for human evaluation of faithfulness in long-form summarization"
+    answer = run_cli("ask", question, "--json", timeout=300)
     assert answer.returncode == 0, answer.stderr
-    cited = json.loads(answer.stdout)
-    assert cited["sources"] and not cited["abstained"]
+    assert json.loads(answer.stdout)["sources"][0]["title"].startswith("LONGEVAL")
     assert_demo_serves_its_topic_page()
 
 

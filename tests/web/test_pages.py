@@ -105,7 +105,7 @@ def test_upload_a_pdf_then_ask_it_a_question(browser: Any, server: str, shots: P
     css(browser, ".upload-form button")[0].click()
     wait_for(browser, "article.paper-page h1", timeout=240)
     assert "#/paper/" in browser.current_url
-    answer = ask(browser, "What does the LongEval lab measure?")
+    answer = ask(browser, "How many papers were surveyed?")
     cites = css(browser, "#ask .answer button.cite")
     assert cites, answer.text
     cites[0].click()
@@ -138,7 +138,7 @@ def test_the_page_is_readable_at_phone_width(server: str, shots: Path | None) ->
         "Emulation.setDeviceMetricsOverride", {"width": 390, "height": 844, "deviceScaleFactor": 2, "mobile": True}
     )
     try:
-        open_page(phone, f"{server}/#/topic/{SLUG}", ".momentum-line")
+        open_page(phone, f"{server}/#/topic/{SLUG}", "#latest li.paper")
         overflow = phone.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
         assert overflow <= 0, f"the page is {overflow}px wider than a phone screen"
         save(phone, shots, "topic-page-phone.png")
