@@ -189,33 +189,17 @@ def measure(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     return results
 
 
+def _row(label: str, run: dict[str, Any]) -> list[object]:
+    return [label, run["n"], run["rps"], run["p50"] * 1000, run["p95"] * 1000, len(run["errors"])]
+
+
 def report(args: argparse.Namespace, r: dict[str, Any], in_process: float, papers: int, chunks: int) -> str:
-    rows = [
-        [
-            f"POST /api/chat, {args.clients} clients",
-            r["chat"]["n"],
-            r["chat"]["rps"],
-            r["chat"]["p50"] * 1000,
-            r["chat"]["p95"] * 1000,
-            len(r["chat"]["errors"]),
-        ],
-        [
-            f"GET /api/topics/{{slug}}, {args.clients} clients",
-            r["topic"]["n"],
-            r["topic"]["rps"],
-            r["topic"]["p50"] * 1000,
-            r["topic"]["p95"] * 1000,
-            len(r["topic"]["errors"]),
-        ],
-        [
-            "POST /api/chat, 1 client",
-            r["chat_single"]["n"],
-            r["chat_single"]["rps"],
-            r["chat_single"]["p50"] * 1000,
-            r["chat_single"]["p95"] * 1000,
-            len(r["chat_single"]["errors"]),
-        ],
-    ]
+    labels = {
+        "chat": f"POST /api/chat, {args.clients} clients",
+        "topic": f"GET /api/topics/{{slug}}, {args.clients} clients",
+        "chat_single": "POST /api/chat, 1 client",
+    }
+    rows = [_row(label, r[name]) for name, label in labels.items()]
     table = markdown_table(["route", "requests", "requests/s", "p50 ms", "p95 ms", "errors"], rows)
     first = [t for t in r["first_delta"] if t == t]
     overhead = r["chat_single"]["p50"] / in_process if in_process else 0.0
