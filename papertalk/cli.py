@@ -1,5 +1,5 @@
-"""The `papertalk` command line: thin commands over the assistant and storage services (an HTTP API over the
-same services is planned, not there yet)."""
+"""The `papertalk` command line: thin commands over the assistant and storage services (the HTTP API in `api/`
+is the other front door over the same services)."""
 
 from __future__ import annotations
 

@@ -92,3 +92,13 @@ def test_a_pdf_without_text_fails_with_its_reason(empty_client: TestClient, tmp_
 
 def test_unknown_upload_is_404(empty_client: TestClient) -> None:
     assert_problem(empty_client.get("/api/uploads/123"), 404, "no upload")
+
+
+def test_a_pdf_ingested_before_from_the_cli_is_recognised(client: TestClient) -> None:
+    from tests.conftest import S2ORC_PDF
+
+    sent = upload(client, S2ORC_PDF.read_bytes(), "s2orc.pdf")
+    assert sent.status_code == 202, sent.text
+    body = sent.json()
+    assert body["known"] is True and body["status"] == "ready"
+    assert client.get(f"/api/papers/{body['paper_id']}").json()["source"] == "pdf"
