@@ -94,7 +94,8 @@ function sourceList(sources) {
   const list = el("ol", { class: "sources" });
   for (const source of sources) {
     list.append(el("li", { value: source.number },
-      el("button", { type: "button", class: "linkish", onclick: () => openPassage(source, null) }, source.title),
+      el("a", { href: paperHref(source.paper_id), class: "source-link",
+        onclick: (event) => { event.preventDefault(); openPassage(source, null); } }, source.title),
       el("span", { class: "muted", text: ` ${source.pages || ""}${source.year ? ` · ${source.year}` : ""}` })));
   }
   return list;
