@@ -1,5 +1,4 @@
-"""The assistant as the CLI uses it (and the planned HTTP API will): ask, stream, chat — retrieval, answer, checks,
-history."""
+"""The assistant as the CLI and the HTTP API use it: ask, stream, chat — retrieval, answer, checks, history."""
 
 from __future__ import annotations
 

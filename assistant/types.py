@@ -1,4 +1,4 @@
-"""What the assistant hands to the CLI (and to the planned HTTP API): scopes, passages, citations, answers."""
+"""What the assistant hands to the CLI and the HTTP API: scopes, passages, citations, answers."""
 
 from __future__ import annotations
 

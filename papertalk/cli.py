@@ -1,5 +1,5 @@
-"""The `papertalk` command line: thin commands over the assistant and storage services (an HTTP API over the
-same services is planned, not there yet)."""
+"""The `papertalk` command line: thin commands over the assistant and storage services (the HTTP API in `api/`
+is the other front door over the same services)."""
 
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ from ingest.arxiv_metadata import RecordFilter
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
 from papertalk.cli_answers import register_answer_commands
 from papertalk.cli_overview import register_overview_commands
+from papertalk.cli_serve import register_serve_command
 from papertalk.cli_topics import assign_after_ingest, register_topic_commands
 from papertalk.console import console, err_console, progress_bar, setup_logging
-from papertalk.errors import NotFound, PapertalkError
+from papertalk.errors import PapertalkError
 from papertalk.settings import Settings
 from storage.records import Paper, Problem
 from storage.store import Store
@@ -205,9 +206,9 @@ def papers_show(
     as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False,
 ) -> None:
     """Show one paper's record."""
-    row = get_store().catalog.get(paper_id.removeprefix("arxiv:"))
-    if row is None:
-        raise NotFound(f"no paper {paper_id!r} in the catalog: see `papertalk papers list`")
+    from storage.queries import get_paper
+
+    row = get_paper(get_store(), paper_id)
     if as_json:
         console.print_json(json.dumps(row.to_dict()))
         return
@@ -223,17 +224,9 @@ def papers_show(
 @app.command()
 def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] = False) -> None:
     """Counts of papers, chunks and vectors, and where they are stored."""
-    store = get_store()
-    data = {
-        "data_dir": str(store.settings.data_dir),
-        "papers": store.catalog.count_papers(),
-        "papers_indexed": store.catalog.count_papers("indexed"),
-        "papers_pending": store.catalog.count_papers("pending"),
-        "chunks": store.catalog.count_chunks(),
-        "vectors": store.vectors.count(),
-        "embedding_model": store.vectors.model_name,
-        "chroma": store.settings.chroma.effective_mode,
-    }
+    from storage.queries import store_stats
+
+    data = store_stats(get_store())
     if as_json:
         console.print_json(json.dumps(data))
     else:
@@ -244,6 +237,7 @@ def stats(as_json: Annotated[bool, typer.Option("--json", help="Print JSON.")] =
 register_answer_commands(app)
 register_overview_commands(app)
 register_topic_commands(app, papers_app)
+register_serve_command(app)
 
 
 def main() -> None:
@@ -271,9 +265,16 @@ def load_demo_corpus(store: Store) -> bool:
 
     if store.catalog.get_meta("demo_loaded") == DEMO_VERSION:
         return False
+    from papertalk.demo_vectors import shipped_outcome, use_shipped_vectors
+
     console.print("Loading the demo corpus (first run only; later runs reuse it)…")
+    shipped, why = use_shipped_vectors(store)
+    if shipped is None:
+        console.print(f"Embedding every chunk (a few minutes): {why}.", highlight=False)
     report = _run_ingest("demo papers", count_lines(DEMO_METADATA), arxiv_papers(DEMO_METADATA), topic=DEMO_TOPIC)
     report_pdfs = _run_ingest("demo PDFs", count_pdfs([DEMO_PDFS]), pdf_papers([DEMO_PDFS]))
+    if shipped is not None:
+        console.print(shipped_outcome(shipped), highlight=False)
     if not (report.failed or report_pdfs.failed):
         store.catalog.set_meta("demo_loaded", DEMO_VERSION)
     return True
@@ -282,17 +283,28 @@ def load_demo_corpus(store: Store) -> bool:
 @app.command()
 def demo(
     load_only: Annotated[bool, typer.Option("--load-only", help="Load the corpus, then stop.")] = False,
+    chat: Annotated[bool, typer.Option("--chat", help="Chat in the terminal instead of serving the web page.")] = False,
+    port: Annotated[int, typer.Option(help="Port of the web page.")] = 8000,
 ) -> None:
-    """Load the bundled demo corpus (first run only), then start a chat about its topic."""
-    from assistant.service import Assistant
-    from assistant.types import Scope
-    from papertalk.cli_answers import run_chat
+    """Load the bundled demo corpus (first run only), then serve the web page on its topic (or `--chat`)."""
     from papertalk.demo import DEMO_TOPIC
 
     store = get_store()
     load_demo_corpus(store)
     console.print(f"{store.catalog.count_papers('indexed')} papers ready in {store.settings.data_dir}.", markup=False)
-    if load_only or not sys.stdin.isatty():
-        console.print(f'Try: papertalk chat --topic "{DEMO_TOPIC}" · papertalk ask "…" · papertalk papers list')
+    if load_only:
+        console.print(f'Try: papertalk serve · papertalk chat --topic "{DEMO_TOPIC}" · papertalk papers list')
         return
-    run_chat(Assistant(store), Scope(topic=DEMO_TOPIC))
+    if chat:
+        from assistant.service import Assistant
+        from assistant.types import Scope
+        from papertalk.cli_answers import run_chat
+
+        run_chat(Assistant(store), Scope(topic=DEMO_TOPIC))
+        return
+    from papertalk.cli_serve import serve
+    from storage.topics import slugify
+
+    console.print(f"Demo topic page: http://127.0.0.1:{port}/#/topic/{slugify(DEMO_TOPIC)}", highlight=False)
+    store.close()
+    serve(port=port)

@@ -1,7 +1,7 @@
 """Domain errors whose messages tell the user what to do next.
 
 They are raised by the libraries (ingest, storage, assistant) and turned into messages at the boundary
-only: one CLI line today (and HTTP problem responses once the planned HTTP API exists).
+only: one CLI line, or an HTTP problem response (`api/errors.py`).
 """
 
 from __future__ import annotations

@@ -177,6 +177,17 @@ class PdfSettings(_Group):
     )
 
 
+class ApiSettings(_Group):
+    key: SecretStr | None = Field(
+        None,
+        description="When set, write routes (POST, DELETE) of the HTTP API need it as `Authorization: Bearer KEY` "
+        "or `X-API-Key: KEY`; `PAPERTALK_API_KEY` is read too.",
+    )
+    max_upload_mb: float = Field(50.0, gt=0, description="Largest PDF the HTTP API accepts for upload, in MB.")
+    max_body_kb: int = Field(64, ge=1, description="Largest request body of the other HTTP API routes, in KB.")
+    max_question_chars: int = Field(2000, ge=10, description="Longest question the HTTP API accepts, in characters.")
+
+
 class Settings(BaseSettings):
     """Everything papertalk can be told. See the configuration table in README.md."""
 
@@ -199,6 +210,7 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings, description="Answer backend.")
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings, description="Retrieval.")
     answer: AnswerSettings = Field(default_factory=AnswerSettings, description="Answer composition and checks.")
+    api: ApiSettings = Field(default_factory=ApiSettings, description="HTTP API (`papertalk serve`).")
     openai_api_key: SecretStr | None = Field(None, validation_alias="OPENAI_API_KEY", exclude=True)
     openai_base_url: str | None = Field(None, validation_alias="OPENAI_BASE_URL", exclude=True)
 

@@ -21,7 +21,12 @@ from papertalk.errors import ConfigurationError
 PREFIX = "PAPERTALK_"
 NESTED = "__"
 # PAPERTALK_ variables read by papertalk's own tools that are not settings.
-NOT_SETTINGS = frozenset({"PAPERTALK_SHARED"})  # bench/common.py: where the benchmarks find the shared data
+NOT_SETTINGS = frozenset(
+    {
+        "PAPERTALK_SHARED",  # bench/common.py: where the benchmarks find the shared data
+        "PAPERTALK_API_KEY",  # api/security.py: the short name of PAPERTALK_API__KEY
+    }
+)
 _NAME = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")
 
 

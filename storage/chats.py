@@ -76,3 +76,13 @@ class Chats:
         rows = self.catalog.query("SELECT * FROM chat_turns WHERE chat_id = ? ORDER BY turn_id", (chat_id,))
         turns = [ChatTurn(r["question"], r["standalone"], r["answer_text"], json.loads(r["answer_json"])) for r in rows]
         return turns[-last:] if last else turns
+
+    def delete(self, chat_id: str) -> None:
+        """Remove a chat and its turns; `NotFound` when there is no such chat."""
+        self.get(chat_id)
+        self.catalog.transaction(
+            [
+                ("DELETE FROM chat_turns WHERE chat_id = ?", (chat_id,)),
+                ("DELETE FROM chats WHERE chat_id = ?", (chat_id,)),
+            ]
+        )

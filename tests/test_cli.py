@@ -117,3 +117,10 @@ def test_a_file_where_the_store_needs_a_folder_is_one_line_not_a_traceback(tmp_p
     (data / "chroma").write_text("")  # the vector store's folder, taken by a file
     message = one_error_line(run_cli("stats"))
     assert message == f"File exists: {data / 'chroma'}"
+
+
+def test_serve_is_a_command_with_host_port_and_workers() -> None:
+    result = run_cli("serve", "--help")
+    assert result.returncode == 0
+    for option in ("--host", "--port", "--workers"):
+        assert option in result.stdout

@@ -44,8 +44,7 @@ def test_filters_by_date_category_and_limit(metadata_file: Path) -> None:
 def test_malformed_line_and_record_without_abstract_are_reported_and_the_rest_goes_on(tmp_path: Path) -> None:
     good = demo_records(3)
     no_abstract = dict(good[1], abstract=None, id="2501.99999")
-    lines = [json.dumps(good[0]), "{not json", json.dumps(no_abstract), json.dumps({"title": "x"}),
-             json.dumps(good[2])]
+    lines = [json.dumps(good[0]), "{not json", json.dumps(no_abstract), json.dumps({"title": "x"}), json.dumps(good[2])]
     path = tmp_path / "bad.jsonl"
     path.write_text("\n".join(lines) + "\n")
     items = list(iter_arxiv_records(path))

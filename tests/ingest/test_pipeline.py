@@ -56,8 +56,14 @@ def test_changed_paper_replaces_its_old_chunks(store: Store) -> None:
 
 
 def test_pdf_with_arxiv_id_of_a_metadata_record_becomes_that_paper(store: Store, tmp_path: Path) -> None:
-    record = Paper(paper_id="2001.00001", title="S2ORC from metadata", authors=["Kyle Lo"],
-                   abstract="We introduce S2ORC.", categories=["cs.CL"], arxiv_id="2001.00001")
+    record = Paper(
+        paper_id="2001.00001",
+        title="S2ORC from metadata",
+        authors=["Kyle Lo"],
+        abstract="We introduce S2ORC.",
+        categories=["cs.CL"],
+        arxiv_id="2001.00001",
+    )
     Ingestor(store).run([record])
     pdf = tmp_path / "2001.00001v2.pdf"
     pdf.write_bytes(S2ORC_PDF.read_bytes())

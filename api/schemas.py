@@ -1,0 +1,119 @@
+"""Request and response bodies of the HTTP API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from assistant.types import AnswerSentence, Passage, Scope
+from storage.uploads import Upload
+
+
+class _Body(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class ScopeIn(_Body):
+    """Where to look: a topic (name or slug), one paper, or the whole corpus; optionally a date range."""
+
+    topic: str | None = Field(None, max_length=200, description="Topic name or slug.")
+    paper_id: str | None = Field(None, max_length=200, description="One paper (Ask PDF).")
+    since: date | None = Field(None, description="Only papers first listed on or after this day.")
+    until: date | None = Field(None, description="Only papers first listed on or before this day.")
+
+    def to_scope(self) -> Scope:
+        return Scope(topic=self.topic, paper_id=self.paper_id, since=self.since, until=self.until)
+
+
+class ChatIn(_Body):
+    question: str = Field(..., min_length=1, description="The question, in plain words.")
+    scope: ScopeIn = Field(default_factory=ScopeIn, description="Where to look (ignored for a conversation's turn).")
+    conversation_id: str | None = Field(None, max_length=64, description="Continue this conversation.")
+
+
+@dataclass
+class SourceOut(Passage):
+    """A numbered source of an answer: the passage, and its pages as people read them ("p. 3")."""
+
+    pages: str = ""  # a field here, where `Passage` computes it
+
+
+class AnswerOut(BaseModel):
+    """A cited answer: `text` carries [n] markers that refer to `sources[n-1]`."""
+
+    question: str
+    standalone_question: str
+    text: str
+    sentences: list[AnswerSentence] = Field(description="Each sentence with its citations and the quoted spans.")
+    sources: list[SourceOut]
+    backend: str
+    abstained: bool
+    removed_citations: list[int]
+    notes: list[str]
+    conversation_id: str | None = None
+
+
+class ConversationIn(_Body):
+    scope: ScopeIn = Field(default_factory=ScopeIn)
+    title: str = Field("", max_length=200)
+
+
+class ConversationOut(BaseModel):
+    conversation_id: str
+    scope: dict[str, Any]
+    title: str
+    created_at: str
+
+
+class TurnOut(BaseModel):
+    question: str
+    standalone_question: str
+    answer: AnswerOut
+
+
+class ConversationTurns(ConversationOut):
+    turns: list[TurnOut]
+
+
+class PaperOut(BaseModel):
+    paper_id: str
+    title: str
+    authors: list[str]
+    abstract: str
+    categories: list[str]
+    published: date | None
+    source: str
+    arxiv_id: str | None
+    link: str | None
+    pages: int
+    chunks: int
+    status: str
+    topics: list[str] = Field(default_factory=list)
+    pdf_url: str | None = Field(None, description="The stored PDF, when papertalk keeps one (open it at #page=N).")
+
+
+class PaperPage(BaseModel):
+    total: int
+    limit: int
+    offset: int
+    papers: list[PaperOut]
+
+
+@dataclass(frozen=True)
+class UploadOut(Upload):
+    """An upload's state: queued, parsing, ready (`paper_id` is set) or failed (`reason` says why)."""
+
+    known: bool = False  # these bytes were uploaded (or ingested) before: not parsed again
+
+
+class HealthOut(BaseModel):
+    status: str
+    papers: int
+    papers_indexed: int
+    chunks: int
+    vectors: int | None = None
+    embedding_model: str | None = None
+    chroma: str | None = None

@@ -1,0 +1,78 @@
+"""`papertalk serve` as a real process on a free loopback port, called over real HTTP."""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.api.test_chat import QUESTION, parse_sse
+from tests.api.test_uploads import lantern_pdf
+from tests.helpers.cli import PAPERTALK, cli_env
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_until_up(base: str, proc: subprocess.Popen[str], timeout: float = 90) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, proc.communicate()[0]
+        try:
+            if httpx.get(f"{base}/api/health", timeout=2).status_code == 200:
+                return
+        except httpx.TransportError:
+            time.sleep(0.3)
+    raise AssertionError("papertalk serve did not answer in time")
+
+
+@pytest.fixture
+def server(corpus_dir: Path, tmp_path: Path) -> Iterator[str]:
+    """The server over a copy of the answer corpus (this test's upload must not change the shared one)."""
+    data = shutil.copytree(corpus_dir, tmp_path / "served")
+    port = free_port()
+    proc = subprocess.Popen(
+        [str(PAPERTALK), "--data-dir", str(data), "serve", "--port", str(port)],
+        env=cli_env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    base = f"http://127.0.0.1:{port}"
+    try:
+        wait_until_up(base, proc)
+        yield base
+    finally:
+        proc.terminate()
+        output = proc.communicate(timeout=30)[0]
+        assert "Traceback" not in output, output
+
+
+@pytest.mark.slow
+def test_serve_answers_streams_and_takes_uploads_over_http(server: str, tmp_path: Path) -> None:
+    with httpx.Client(base_url=server, timeout=120) as http:
+        plain = http.post("/api/chat", json={"question": QUESTION}).json()
+        frames = []
+        with http.stream(
+            "POST", "/api/chat", json={"question": QUESTION}, headers={"Accept": "text/event-stream"}
+        ) as r:
+            assert r.headers["content-type"].startswith("text/event-stream")
+            frames = parse_sse(r.read().decode())
+        assert [n for n, _ in frames][-2:] == ["answer", "done"] and frames[0][0] == "delta"
+        assert frames[-2][1]["sentences"] == plain["sentences"]
+        sent = http.post("/api/uploads", files={"file": ("x.pdf", lantern_pdf(tmp_path), "application/pdf")}).json()
+        states = [sent["status"]]
+        while states[-1] in ("queued", "parsing"):
+            time.sleep(0.2)
+            states.append(http.get(f"/api/uploads/{sent['upload_id']}").json()["status"])
+        assert states[-1] == "ready", states
+        assert http.get("/docs").status_code == 200
