@@ -16,6 +16,7 @@ from assistant.types import Scope
 from ingest.pipeline import Ingestor
 from ingest.sources import pdf_papers
 from ingest.uploads import add_pdf, ingest_pdf
+from papertalk.settings import PdfSettings
 from storage.records import Paper
 from storage.store import Store
 from tests.conftest import LONGEVAL_PDF, S2ORC_PDF
@@ -52,13 +53,13 @@ def merged_pdf(store: Store, tmp_path: Path) -> Path:
 def parses(monkeypatch: pytest.MonkeyPatch) -> list[Path]:
     """The PDFs that Ask PDF parsed during the test."""
     seen: list[Path] = []
-    original = ingest.uploads.read_pdf
+    original = ingest.uploads.parse_isolated
 
-    def spy(path: Path) -> Paper:
+    def spy(path: Path, limits: PdfSettings | None = None) -> Paper:
         seen.append(path)
-        return original(path)
+        return original(path, limits)
 
-    monkeypatch.setattr(ingest.uploads, "read_pdf", spy)
+    monkeypatch.setattr(ingest.uploads, "parse_isolated", spy)
     return seen
 
 
