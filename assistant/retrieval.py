@@ -78,7 +78,8 @@ class HybridRetriever:
     def _dense(self, vector: list[float], n: int, scope: ResolvedScope) -> list[VectorHit]:
         """Nearest chunks in scope. A wide scope (a topic, a date range) searches unfiltered and keeps what is in
         scope: Chroma's metadata filter costs 0.1-1 s at 112k papers, an unfiltered search a few ms
-        (docs/benchmarks.md). Chroma filters only when that leaves fewer than 2 x top_k hits."""
+        (docs/benchmarks.md). Chroma filters only when that leaves fewer than `n` hits: a shorter dense list would
+        change the min-max normalisation of convex fusion, so the results would differ from a filtered search."""
         vectors = self.store.vectors
         if scope.paper_ids is None:
             return vectors.search(vector, n)
@@ -87,7 +88,7 @@ class HybridRetriever:
             share = len(allowed) / max(1, self._indexed_papers())
             fetch = min(MAX_FETCH, max(n, math.ceil(n * FETCH_MARGIN / share)))
             hits = [h for h in vectors.search(vector, fetch) if h.paper_id in allowed][:n]
-            if len(hits) >= min(n, 2 * self.settings.top_k):
+            if len(hits) >= n:
                 return hits
         return vectors.search(vector, n, paper_ids=scope.paper_ids)
 
