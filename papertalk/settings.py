@@ -137,18 +137,19 @@ class RetrievalSettings(_Group):
 class AnswerSettings(_Group):
     max_sentences: int = Field(4, ge=1, le=12, description="Most sentences in an extractive answer.")
     abstain_below: float = Field(
-        0.46,
+        0.37,
         ge=0,
         le=1,
-        description="Extractive answers abstain when the best sentence scores below this (calibrated on "
-        "answerable vs unanswerable and off-topic questions; see docs/benchmarks.md).",
+        description="Extractive answers abstain when the best sentence scores below this (calibrated on QASPER, "
+        "QASA and the bundled PDFs' questions: answerable vs unanswerable and off-topic; see docs/benchmarks.md).",
     )
     support_threshold: float = Field(
-        0.57,
+        0.48,
         ge=0,
         le=1,
         description="A cited sentence whose support against its passage is below this is marked unsupported "
-        "(calibrated on claims against passages with and without their evidence; see docs/benchmarks.md).",
+        "(calibrated on SciFact and the bundled PDFs' claims against passages with and without their evidence; "
+        "see docs/benchmarks.md).",
     )
     semantic_weight: float = Field(
         0.7, ge=0, le=1, description="Share of embedding similarity (vs keyword overlap) in sentence scores."
