@@ -60,10 +60,10 @@ def test_a_bad_variable_is_one_line_naming_it_and_what_it_may_be(
 
 
 def test_an_unknown_name_without_a_close_match_lists_what_exists(monkeypatch: pytest.MonkeyPatch) -> None:
-    message = _error(monkeypatch, PAPERTALK_FOO="1")
-    assert message.startswith("PAPERTALK_FOO is not a papertalk setting: use PAPERTALK_DATA_DIR, ")
+    message = _error(monkeypatch, PAPERTALK_WIBBLEQUUX="1")
+    assert message.startswith("PAPERTALK_WIBBLEQUUX is not a papertalk setting: use PAPERTALK_DATA_DIR, ")
     assert message.endswith(
-        "or PAPERTALK_<GROUP>__<NAME> with GROUP one of ANSWER, API, ARXIV, CHROMA, CHUNKING, EMBEDDING, LLM, RETRIEVAL"
+        "or PAPERTALK_<GROUP>__<NAME> with GROUP one of ANSWER, API, ARXIV, CHROMA, CHUNKING, EMBEDDING, LLM, PDF, RETRIEVAL"
     )
 
 
@@ -165,9 +165,9 @@ def test_cli_bad_value_unknown_name_and_bad_dotenv_line(tmp_path: Path) -> None:
     )
     folder = tmp_path / "project"
     folder.mkdir()
-    (folder / ".env").write_text("OPENAI_API_KEY=x\nPAPERTALK_FOO=1\n")
+    (folder / ".env").write_text("OPENAI_API_KEY=x\nPAPERTALK_WIBBLEQUUX=1\n")
     assert one_error_line(run_cli("stats", cwd=folder)).startswith(
-        "PAPERTALK_FOO (in .env) is not a papertalk setting: use PAPERTALK_DATA_DIR"
+        "PAPERTALK_WIBBLEQUUX (in .env) is not a papertalk setting: use PAPERTALK_DATA_DIR"
     )
     (folder / ".env").write_text('OPENAI_API_KEY=x\nPAPERTALK_LLM__MODEL="gpt\n')
     assert one_error_line(run_cli("stats", cwd=folder)) == (
