@@ -265,7 +265,13 @@ def recommendation(found: Found, runs: QueryRuns, train: Qrels) -> str:
         else "The current `RetrievalSettings` defaults are the best fusion on train at the shipped candidates"
     )
     text = f"{verdict} ({best.method.describe()}; train nDCG@10 {best.train.ndcg10:.3f}, gain over the current "
-    text += f"defaults {gain:+.3f} ± {se:.3f} standard error)."
+    text += f"defaults {gain:+.3f} ± {se:.3f} standard error"
+    for other in ("rrf", "convex"):
+        method = method_of(RetrievalSettings().model_copy(update={"fusion": other}))
+        if method != current.method and method != best.method:
+            vs, vs_se = _gain(best, Tuned("index", method, Scores(0.0, 0.0, 0)), runs, train)
+            text += f"; over fusion={other} with its default settings {vs:+.3f} ± {vs_se:.3f}"
+    text += ")."
     top = found.tuned[0]
     if as_settings(top.method, top.source, RetrievalSettings()) is None:
         more, more_se = _gain(top, best, runs, train)
