@@ -31,8 +31,9 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from assistant.retrieval import MAX_FETCH
 from bench.common import add_common_args, arxiv_file, emit_result, markdown_table, publish, require, run_child
-from bench.latency_probes import VARIANT_QUESTIONS, measure
+from bench.latency_probes import FETCHES, VARIANT_QUESTIONS, measure
 from bench.latency_stores import (
     GIST,
     HOLDOUT,
@@ -191,12 +192,18 @@ def scoped_table(result: dict[str, Any]) -> str:
 
 
 def dense_intro(result: dict[str, Any]) -> str:
-    wide, narrow = result["dense_raw"]["scoped"], result["dense_raw"]["narrow"]
+    rows = []
+    for key in SCOPES:
+        d = result["dense_raw"][key]
+        kept = [f"{d['kept'][str(f)]:.0f}" for f in FETCHES]
+        rows.append([d["scope"], d["papers"], *kept, f"{100 * d['accepted']:.0f}%"])
+    headers = ["scope", "papers", *[f"in scope of {f:,} unfiltered" for f in FETCHES], "retriever kept its own"]
     return (
-        f"Dense search alone, 100 candidates, {VARIANT_QUESTIONS} questions' vectors, the variants taking turns. "
-        f"At {result['label']}, of an unfiltered top 1,000 on average {wide['kept']:.0f} hits are in the wide "
-        f"window ({100 * wide['overlap']:.0f}% of the `published`-filtered top 100) and {narrow['kept']:.0f} in "
-        f"the narrow one ({100 * narrow['overlap']:.0f}%):"
+        f"Dense search alone, 100 candidates, {VARIANT_QUESTIONS} questions' vectors. At {result['label']}: how many "
+        "of the 100 wanted are in scope among an unfiltered search's hits (mean), and how often the retriever's "
+        "unfiltered search (sized to the scope's share, at most "
+        f"{MAX_FETCH:,}) stood for Chroma's filtered one (all 100 in scope, as score fusion needs), else it let "
+        f"Chroma filter:\n\n{markdown_table(headers, rows)}\n\nThe variants timed, taking turns:"
     )
 
 
