@@ -252,12 +252,12 @@ put in one of three templates ("What is known about …?", "Which methods have b
 "What results are reported on …?"); query embeddings use the full model as in normal use.
 
 Stages: *query embed* is the MiniLM call for the question; *dense* is `VectorIndex.search` (Chroma HNSW,
-100 candidates); *keyword* is `KeywordIndex.search` (bm25s, 100 candidates);
-*fusion + hydrate* is RRF plus the SQLite reads of the 8 passages and their papers; *answer: sentence
+100 candidates); *keyword* is `KeywordIndex.search` (BM25, bm25s scoring, 100 candidates); *fusion +
+hydrate* is the fusion (the default: convex) plus the SQLite reads of the 8 passages and their papers; *answer: sentence
 embed* is the extractive answerer embedding its 10 pre-filtered sentence gists; *answer: rest* is
 sentence splitting and keyword scoring; *other* is the rest of `ask` (rewrite, numbering, streaming).
 Peak RSS is the measuring process's high-water mark after the timed questions (model, Chroma's HNSW
-index, BM25 matrices), before the recall check loads every vector. Recall compares `VectorIndex.search`
+index, BM25 postings), before the recall check loads every vector. Recall compares `VectorIndex.search`
 (k = 10 and the retriever's k = 100) with exact cosine top-k computed in numpy over the vectors read back
 from the same Chroma collection, for the same questions. The machine is shared: *load avg* is the
 1-minute load at the start and end of each size's measurement (2 cores; above 2 means queued work), and
