@@ -164,3 +164,18 @@ def test_too_few_hits_in_scope_fall_back_to_chromas_filter(corpus: Store, monkey
     fallback = HybridRetriever(corpus).retrieve(QUESTIONS[0], scope, k=8)
     assert calls[0] is None and calls[1] is not None
     assert [p.chunk_id for p in fallback] == [p.chunk_id for p in exact]
+
+
+def test_chromas_filter_takes_paper_ids_in_batches(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scope of more papers than SQLite can bind (40k at 112k papers) is filtered batch by batch."""
+    import assistant.retrieval as retrieval
+
+    retriever = HybridRetriever(corpus)
+    scope = retriever.resolve(Scope(topic=TOPIC))
+    vector = corpus.embedder.get_query_embedding(QUESTIONS[1])
+    whole = retriever._dense(vector, 30, scope)
+    monkeypatch.setattr(retrieval, "IN_BATCH", 4)
+    calls = spy_on_dense_filters(corpus, monkeypatch)
+    batched = retriever._dense(vector, 30, scope)
+    assert len(calls) == -(-len(scope.paper_ids) // 4) and all(len(c) <= 4 for c in calls)  # type: ignore[arg-type]
+    assert [h.chunk_id for h in batched] == [h.chunk_id for h in whole] and len(whole) == 30
