@@ -12,12 +12,14 @@ from assistant.types import Passage, Scope
 from papertalk.errors import NotFound
 from papertalk.settings import RetrievalSettings
 from storage.store import Store
+from storage.topics import slugify
 from storage.vectors import VectorHit
 
 log = logging.getLogger(__name__)
 WIDE_SCOPE = 500  # papers; wider scopes filter dense results after the search instead of inside Chroma
 MAX_FETCH = 1000  # the most unfiltered candidates a wide scope searches before letting Chroma filter
 FETCH_MARGIN = 1.2  # unfiltered candidates fetched: this times the candidates wanted / the scope's share
+IN_BATCH = 20000  # paper ids per Chroma `$in` filter (SQLite binds at most 32,766 variables per statement)
 
 
 @dataclass(frozen=True)
@@ -45,8 +47,9 @@ class HybridRetriever:
                 )
             ids = [paper.paper_id]
         if scope.topic:
-            slug = self.store.topics.get(scope.topic).slug
-            members = self.store.topics.paper_ids(slug)
+            members = self.store.topics.paper_ids(slugify(scope.topic))
+            if not members:  # an unknown topic is NotFound (counting members costs a scan: only then)
+                self.store.topics.get(scope.topic)
             ids = members if ids is None else _intersect(ids, members)
         published = None
         if scope.since or scope.until:
@@ -76,21 +79,33 @@ class HybridRetriever:
         return dense, keyword
 
     def _dense(self, vector: list[float], n: int, scope: ResolvedScope) -> list[VectorHit]:
-        """Nearest chunks in scope. A wide scope (a topic, a date range) searches unfiltered and keeps what is in
-        scope: Chroma's metadata filter costs 0.1-1 s at 112k papers, an unfiltered search a few ms
-        (docs/benchmarks.md). Chroma filters only when that leaves fewer than `n` hits: a shorter dense list would
-        change the min-max normalisation of convex fusion, so the results would differ from a filtered search."""
+        """Nearest chunks in scope. A wide scope (a topic, a date range) first tries an unfiltered search: Chroma's
+        metadata filter costs 0.1-1 s at 112k papers, an unfiltered search a few ms (docs/benchmarks.md)."""
         vectors = self.store.vectors
         if scope.paper_ids is None:
             return vectors.search(vector, n)
         if len(scope.paper_ids) > WIDE_SCOPE:
-            allowed = set(scope.paper_ids)
-            share = len(allowed) / max(1, self._indexed_papers())
-            fetch = min(MAX_FETCH, max(n, math.ceil(n * FETCH_MARGIN / share)))
-            hits = [h for h in vectors.search(vector, fetch) if h.paper_id in allowed][:n]
-            if len(hits) >= n:
+            hits = self._post_filtered(vector, n, scope.paper_ids)
+            if hits is not None:
                 return hits
-        return vectors.search(vector, n, paper_ids=scope.paper_ids)
+        ids = scope.paper_ids  # Chroma's filter, in batches of ids SQLite can bind, merged by score
+        batches = [vectors.search(vector, n, paper_ids=ids[i : i + IN_BATCH]) for i in range(0, len(ids), IN_BATCH)]
+        return sorted((h for hits in batches for h in hits), key=lambda h: -h.score)[:n]
+
+    def _post_filtered(self, vector: list[float], n: int, paper_ids: list[str]) -> list[VectorHit] | None:
+        """The in-scope hits of an unfiltered search sized to the scope's share of the corpus (then, if short, of
+        MAX_FETCH), if they can stand for Chroma's filtered search (None if not): all `n` of them, or every chunk
+        in scope when the search returned the whole store. Score fusion normalises over the whole list, so it
+        needs the same list; rank fusion (RRF) ranks the hits it has alike, so 2 x top_k of them are enough."""
+        allowed = set(paper_ids)
+        share = len(allowed) / max(1, self._indexed_papers())
+        enough = n if self.settings.fusion == "convex" else min(n, 2 * self.settings.top_k)
+        for fetch in sorted({min(MAX_FETCH, max(n, math.ceil(n * FETCH_MARGIN / share))), MAX_FETCH}):
+            found = self.store.vectors.search(vector, fetch)
+            hits = [h for h in found if h.paper_id in allowed][:n]
+            if len(hits) >= enough or len(found) < fetch:
+                return hits
+        return None
 
     def _indexed_papers(self) -> int:
         version = self.store.catalog.chunks_version

@@ -31,8 +31,9 @@ from typing import Any
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from assistant.retrieval import MAX_FETCH
 from bench.common import add_common_args, arxiv_file, emit_result, markdown_table, publish, require, run_child
-from bench.latency_probes import VARIANT_QUESTIONS, measure
+from bench.latency_probes import FETCHES, VARIANT_QUESTIONS, measure
 from bench.latency_stores import (
     GIST,
     HOLDOUT,
@@ -191,12 +192,18 @@ def scoped_table(result: dict[str, Any]) -> str:
 
 
 def dense_intro(result: dict[str, Any]) -> str:
-    wide, narrow = result["dense_raw"]["scoped"], result["dense_raw"]["narrow"]
+    rows = []
+    for key in SCOPES:
+        d = result["dense_raw"][key]
+        kept = [f"{d['kept'][str(f)]:.0f}" for f in FETCHES]
+        rows.append([d["scope"], d["papers"], *kept, f"{100 * d['accepted']:.0f}%"])
+    headers = ["scope", "papers", *[f"in scope of {f:,} unfiltered" for f in FETCHES], "retriever kept its own"]
     return (
-        f"Dense search alone, 100 candidates, {VARIANT_QUESTIONS} questions' vectors, the variants taking turns. "
-        f"At {result['label']}, of an unfiltered top 1,000 on average {wide['kept']:.0f} hits are in the wide "
-        f"window ({100 * wide['overlap']:.0f}% of the `published`-filtered top 100) and {narrow['kept']:.0f} in "
-        f"the narrow one ({100 * narrow['overlap']:.0f}%):"
+        f"Dense search alone, 100 candidates, {VARIANT_QUESTIONS} questions' vectors. At {result['label']}: how many "
+        "of the 100 wanted are in scope among an unfiltered search's hits (mean), and how often the retriever's "
+        "unfiltered search (sized to the scope's share, at most "
+        f"{MAX_FETCH:,}) stood for Chroma's filtered one (all 100 in scope, as score fusion needs), else it let "
+        f"Chroma filter:\n\n{markdown_table(headers, rows)}\n\nThe variants timed, taking turns:"
     )
 
 
@@ -245,12 +252,12 @@ put in one of three templates ("What is known about …?", "Which methods have b
 "What results are reported on …?"); query embeddings use the full model as in normal use.
 
 Stages: *query embed* is the MiniLM call for the question; *dense* is `VectorIndex.search` (Chroma HNSW,
-100 candidates); *keyword* is `KeywordIndex.search` (bm25s, 100 candidates);
-*fusion + hydrate* is RRF plus the SQLite reads of the 8 passages and their papers; *answer: sentence
+100 candidates); *keyword* is `KeywordIndex.search` (BM25, bm25s scoring, 100 candidates); *fusion +
+hydrate* is the fusion (the default: convex) plus the SQLite reads of the 8 passages and their papers; *answer: sentence
 embed* is the extractive answerer embedding its 10 pre-filtered sentence gists; *answer: rest* is
 sentence splitting and keyword scoring; *other* is the rest of `ask` (rewrite, numbering, streaming).
 Peak RSS is the measuring process's high-water mark after the timed questions (model, Chroma's HNSW
-index, BM25 matrices), before the recall check loads every vector. Recall compares `VectorIndex.search`
+index, BM25 postings), before the recall check loads every vector. Recall compares `VectorIndex.search`
 (k = 10 and the retriever's k = 100) with exact cosine top-k computed in numpy over the vectors read back
 from the same Chroma collection, for the same questions. The machine is shared: *load avg* is the
 1-minute load at the start and end of each size's measurement (2 cores; above 2 means queued work), and

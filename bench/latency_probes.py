@@ -6,14 +6,14 @@ import json
 import os
 import time
 from collections.abc import Callable
-from datetime import date, timedelta
+from datetime import date
 from functools import partial
 from typing import Any
 
 import numpy as np
 
 from bench.common import Stopwatch, peak_rss_mb, percentile
-from bench.latency_scopes import WINDOWS, ExactDense, exactness, scopes
+from bench.latency_scopes import ExactDense, exactness, scopes
 from bench.latency_stores import CACHE, disk_mib, store_dir, store_settings
 
 
@@ -115,12 +115,13 @@ def interleaved(ways: dict[str, Callable[[Any], Any]], items: list[Any]) -> dict
 VARIANT_QUESTIONS = 30  # questions for the variant tables (a filtered Chroma search can take a second)
 
 
-def dense_variants(retriever: Any, questions: list[str], newest: date) -> dict[str, Any]:
-    """100-candidate dense search, same query vectors: whole corpus, and each date window through Chroma's
-    `published` filter, a `paper_id $in` filter (narrow window), an unfiltered 1,000 kept if in scope, and
-    the retriever's own way (an unfiltered search sized to the window's share, kept if in scope)."""
-    from assistant.types import Scope
+FETCHES = (1000, 2000, 4000)  # unfiltered searches whose in-scope hits are kept
 
+
+def dense_variants(retriever: Any, questions: list[str], kinds: dict[str, Any]) -> dict[str, Any]:
+    """100-candidate dense search, same query vectors: whole corpus, and for each scope Chroma's `published`
+    filter (date scopes), a `paper_id $in` filter, unfiltered searches of FETCHES kept if in scope, and the
+    retriever's own way (an unfiltered search sized to the scope's share, else Chroma's filter)."""
     store = retriever.store
     vectors = [store.embedder.get_query_embedding(q) for q in questions[:VARIANT_QUESTIONS]]
     search, collection = store.vectors.search, store.vectors.collection
@@ -131,34 +132,30 @@ def dense_variants(retriever: Any, questions: list[str], newest: date) -> dict[s
         ),
     }
     out: dict[str, Any] = {}
-    for key, days in WINDOWS.items():
-        since = newest - timedelta(days=days)
-        ids = store.catalog.paper_ids_between(since, None)
-        published = (int(since.strftime("%Y%m%d")), 99991231)
-        ways[f"{days} days: Chroma `published` filter"] = partial(search, k=100, published=published)
-        if len(ids) <= 5000:
-            ways[f"{days} days: Chroma `paper_id $in` filter"] = partial(search, k=100, paper_ids=ids)
-        ways[f"{days} days: 1,000 unfiltered, kept if in scope"] = partial(post_filtered, search, set(ids))
-        resolved = retriever.resolve(Scope(since=since))
-        ways[f"{days} days: as now, `HybridRetriever._dense`"] = partial(retriever._dense, n=100, scope=resolved)
-        kept = [post_filtered(search, set(ids), v) for v in vectors]
-        exact = [{h.chunk_id for h in search(v, 100, published=published)} for v in vectors]
+    for key, scope in kinds.items():
+        name, resolved = scope.describe(), retriever.resolve(scope)
+        ids = resolved.paper_ids
+        if resolved.published and not scope.topic:
+            ways[f"{name}: Chroma `published` filter"] = partial(search, k=100, published=resolved.published)
+        if len(ids) <= 10000:
+            ways[f"{name}: Chroma `paper_id $in` filter"] = partial(search, k=100, paper_ids=ids)
+        for fetch in FETCHES:
+            ways[f"{name}: {fetch:,} unfiltered, kept if in scope"] = partial(post_filtered, search, set(ids), fetch)
+        ways[f"{name}: as now, `HybridRetriever._dense`"] = partial(retriever._dense, n=100, scope=resolved)
         out[key] = {
+            "scope": name,
             "papers": len(ids),
-            "share": len(ids) / max(1, store.catalog.count_papers()),
-            "kept": float(np.mean([len(k) for k in kept])),
-            "overlap": float(np.mean([shared(e, k) for e, k in zip(exact, kept, strict=True)])),
+            "kept": {
+                str(f): float(np.mean([len(post_filtered(search, set(ids), f, v)) for v in vectors])) for f in FETCHES
+            },
+            "accepted": sum(retriever._post_filtered(v, 100, ids) is not None for v in vectors) / len(vectors),
         }
     out["times"] = interleaved(ways, vectors)
     return out
 
 
-def shared(exact: set[str], hits: list[Any]) -> float:
-    return len(exact & {h.chunk_id for h in hits}) / max(1, len(exact))
-
-
-def post_filtered(search: Callable[..., Any], allowed: set[str], vector: list[float]) -> list[Any]:
-    return [h for h in search(vector, 1000) if h.paper_id in allowed][:100]
+def post_filtered(search: Callable[..., Any], allowed: set[str], fetch: int, vector: list[float]) -> list[Any]:
+    return [h for h in search(vector, fetch) if h.paper_id in allowed][:100]
 
 
 def sentence_variants(store: Any, batches: list[list[str]]) -> dict[str, Any]:
@@ -236,7 +233,7 @@ def measure(label: str, n_questions: int, n_scoped: int, gist: int) -> dict[str,
         result[key] |= {"scope": scope.describe(), "papers": papers, "share": papers / indexed}
     result["peak_rss_mib"] = peak_rss_mb()
     result["load"] = [load_start, os.getloadavg()[0]]
-    result["dense_raw"] = dense_variants(assistant.retriever, timed, newest)
+    result["dense_raw"] = dense_variants(assistant.retriever, timed, kinds)
     result["sentence_raw"] = sentence_variants(store, answered[:VARIANT_QUESTIONS])
     ids, matrix = stored_vectors(store.vectors.collection)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)

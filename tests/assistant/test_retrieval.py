@@ -110,20 +110,46 @@ QUESTIONS = [
 ]
 
 
+@pytest.mark.parametrize("fusion", ["convex", "rrf"])
 @pytest.mark.parametrize("question", QUESTIONS)
 def test_wide_date_scopes_return_what_an_exactly_filtered_search_returns(
-    corpus: Store, question: str, monkeypatch: pytest.MonkeyPatch
+    corpus: Store, question: str, fusion: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     import assistant.retrieval as retrieval
 
+    settings = corpus.settings.retrieval.model_copy(update={"fusion": fusion, "candidates": 20})
     dates = sorted(r.published for r in corpus.catalog.list_papers(limit=100) if r.published)
     for since in (dates[len(dates) // 3], dates[2 * len(dates) // 3]):
         scope = Scope(since=since)
-        exact = HybridRetriever(corpus).retrieve(question, scope, k=8)  # narrow: Chroma filters
+        exact = HybridRetriever(corpus, settings).retrieve(question, scope, k=8)  # narrow: Chroma filters
         monkeypatch.setattr(retrieval, "WIDE_SCOPE", 2)
-        wide = HybridRetriever(corpus).retrieve(question, scope, k=8)
+        calls = spy_on_dense_filters(corpus, monkeypatch)
+        wide = HybridRetriever(corpus, settings).retrieve(question, scope, k=8)
         monkeypatch.undo()
+        assert calls[0] is None
         assert wide and [p.chunk_id for p in wide] == [p.chunk_id for p in exact]
+
+
+@pytest.mark.parametrize("fusion", ["convex", "rrf"])
+def test_wide_scopes_accept_what_stands_for_the_filtered_search(
+    corpus: Store, fusion: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import assistant.retrieval as retrieval
+
+    settings = corpus.settings.retrieval.model_copy(update={"fusion": fusion})
+    dates = sorted(r.published for r in corpus.catalog.list_papers(limit=100) if r.published)
+    scope = HybridRetriever(corpus, settings).resolve(Scope(since=dates[len(dates) // 2]))
+    vector = corpus.embedder.get_query_embedding(QUESTIONS[0])
+    exact = corpus.vectors.search(vector, 100, paper_ids=scope.paper_ids)
+    chunks = corpus.catalog.count_chunks()
+    assert 2 * settings.top_k <= len(exact) < 100 < chunks  # fewer in scope than candidates wanted
+    monkeypatch.setattr(retrieval, "MAX_FETCH", 100)  # an unfiltered 100 cannot hold every chunk in scope
+    short = HybridRetriever(corpus, settings)._post_filtered(vector, 100, scope.paper_ids)
+    # Score fusion normalises over the whole list: only the full list will do. Rank fusion takes 2 x top_k.
+    assert short is None if fusion == "convex" else short == exact[: len(short)]
+    monkeypatch.setattr(retrieval, "MAX_FETCH", chunks + 1)  # the unfiltered search returns the whole store
+    monkeypatch.setattr(retrieval, "FETCH_MARGIN", 100.0)
+    assert HybridRetriever(corpus, settings)._post_filtered(vector, 100, scope.paper_ids) == exact
 
 
 def test_too_few_hits_in_scope_fall_back_to_chromas_filter(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -138,3 +164,18 @@ def test_too_few_hits_in_scope_fall_back_to_chromas_filter(corpus: Store, monkey
     fallback = HybridRetriever(corpus).retrieve(QUESTIONS[0], scope, k=8)
     assert calls[0] is None and calls[1] is not None
     assert [p.chunk_id for p in fallback] == [p.chunk_id for p in exact]
+
+
+def test_chromas_filter_takes_paper_ids_in_batches(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A scope of more papers than SQLite can bind (40k at 112k papers) is filtered batch by batch."""
+    import assistant.retrieval as retrieval
+
+    retriever = HybridRetriever(corpus)
+    scope = retriever.resolve(Scope(topic=TOPIC))
+    vector = corpus.embedder.get_query_embedding(QUESTIONS[1])
+    whole = retriever._dense(vector, 30, scope)
+    monkeypatch.setattr(retrieval, "IN_BATCH", 4)
+    calls = spy_on_dense_filters(corpus, monkeypatch)
+    batched = retriever._dense(vector, 30, scope)
+    assert len(calls) == -(-len(scope.paper_ids) // 4) and all(len(c) <= 4 for c in calls)  # type: ignore[arg-type]
+    assert [h.chunk_id for h in batched] == [h.chunk_id for h in whole] and len(whole) == 30
