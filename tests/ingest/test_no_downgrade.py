@@ -14,6 +14,7 @@ from ingest.pipeline import Ingestor
 from ingest.sources import pdf_papers
 from ingest.uploads import add_pdf
 from storage.catalog import Catalog
+from storage.migrations import MIGRATIONS
 from storage.records import Paper
 from storage.store import Store
 from tests.conftest import S2ORC_PDF
@@ -114,11 +115,10 @@ def test_cli_ingest_refuses_the_copy_then_replace_takes_it(store: Store, stored:
 def test_migration_counts_the_pages_with_text_of_stored_papers(tmp_path: Path) -> None:
     """A paper stored before text sizes were recorded gets the pages its chunks start or end on."""
     path = tmp_path / "catalog.sqlite3"
-    Catalog(path).close()
     con = sqlite3.connect(path)
+    for step in MIGRATIONS[:4]:  # a store as the release before text sizes left it
+        step(con)
     con.execute("PRAGMA user_version = 4")
-    con.execute("ALTER TABLE papers DROP COLUMN text_pages")
-    con.execute("ALTER TABLE papers DROP COLUMN text_chars")
     con.execute(
         "INSERT INTO papers(paper_id, title, source, content_hash, n_pages, status, added_at, updated_at) "
         "VALUES('pdf-1', 'T', 'pdf', 'h', 6, 'indexed', 't', 't')"
