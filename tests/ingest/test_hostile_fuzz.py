@@ -39,7 +39,8 @@ REASONS = re.compile(
     r"|over the [\d,.]+ (MB file size|page|character text|s parse time|MB parse memory) limit.*"
     r"|no text layer on its \d+ page\(s\).+|only \d+ characters of text on its \d+ page\(s\).+"
     r"|not a PDF \(it starts with .+\); remove or rename it|empty file \(0 bytes\)"
-    r"|encrypted PDF with a password: .+|its name is not valid UTF-8: rename the file)$"
+    r"|encrypted PDF with a password: .+|its name is not valid UTF-8: rename the file"
+    r"|kept the stored version of \S+: the new file has .+; use --replace to replace it)$"
 )
 
 
