@@ -77,6 +77,7 @@ def _run_ingest(
     items: Iterable[Paper | Problem],
     topic: str | None = None,
     replace: bool = False,
+    assign_topics: bool = True,
 ) -> IngestReport:
     from ingest.pipeline import Ingestor
 
@@ -85,7 +86,8 @@ def _run_ingest(
         report = Ingestor(store, replace=replace).run(items, progress=advance)
     if topic:
         store.topics.assign(store.topics.ensure(topic), report.paper_ids)
-    assign_after_ingest(store, report.paper_ids)
+    if assign_topics:
+        assign_after_ingest(store, report.paper_ids)
     _print_report(report)
     return report
 
@@ -271,10 +273,12 @@ def load_demo_corpus(store: Store) -> bool:
     shipped, why = use_shipped_vectors(store)
     if shipped is None:
         console.print(f"Embedding every chunk (a few minutes): {why}.", highlight=False)
-    report = _run_ingest("demo papers", count_lines(DEMO_METADATA), arxiv_papers(DEMO_METADATA), topic=DEMO_TOPIC)
-    report_pdfs = _run_ingest("demo PDFs", count_pdfs([DEMO_PDFS]), pdf_papers([DEMO_PDFS]))
-    if shipped is not None:
+    metadata = arxiv_papers(DEMO_METADATA)
+    report = _run_ingest("demo papers", count_lines(DEMO_METADATA), metadata, topic=DEMO_TOPIC, assign_topics=False)
+    report_pdfs = _run_ingest("demo PDFs", count_pdfs([DEMO_PDFS]), pdf_papers([DEMO_PDFS]), assign_topics=False)
+    if shipped is not None:  # before topics are scored: embedding their descriptions is not a chunk miss
         console.print(shipped_outcome(shipped), highlight=False)
+    assign_after_ingest(store, [*report.paper_ids, *report_pdfs.paper_ids])
     if not (report.failed or report_pdfs.failed):
         store.catalog.set_meta("demo_loaded", DEMO_VERSION)
     return True

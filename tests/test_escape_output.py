@@ -75,7 +75,7 @@ def test_ask_sources_and_quotes_are_verbatim(catalog: Path) -> None:
 
 
 def test_topics_prints_names_verbatim(catalog: Path) -> None:
-    assert TOPIC in _ok(["topics"], catalog)
+    assert TOPIC in _ok(["topics", "list"], catalog)
 
 
 def test_stats_prints_the_data_dir_verbatim(catalog: Path) -> None:
