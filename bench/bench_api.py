@@ -92,7 +92,7 @@ def free_port() -> int:
 
 
 def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "papertalk", "--data-dir", str(data_dir), "serve", "--port", str(port)]
+    cmd = [sys.executable, "-m", "cli", "--data-dir", str(data_dir), "serve", "--port", str(port)]
     proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
