@@ -123,7 +123,8 @@ def _intro(beir: Beir, claims: Claims, chosen: list[str], sets: int) -> str:
         + "; ".join(chosen)
         + f"). Fusions: {sets} sets of 2-4 rankings (at least one dense, one keyword); for each, each ranking's "
         "top 100 papers normalised (min-max or z-score; a paper missing from a list at that list's lowest), "
-        "weights on a 0.05 grid summing to 1, chosen on train; the five best sets on train, and the two-ranking "
+        "weights on a grid summing to 1 (steps of 0.05; 0.1 for four rankings), chosen on train; the three best sets "
+        "on train, and the two-ranking "
         "baseline, tuned again with 1,000 candidates per ranking too. Test shown for reference; the set to "
         "report is the best on train."
     )

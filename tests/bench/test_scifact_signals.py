@@ -5,7 +5,7 @@ import pytest
 
 from bench.fusion_eval import Convex, evaluate
 from bench.keyword_runs import Feedback, LocalBM25
-from bench.scifact_signals import ChunkMatrix, Combo, claims_of, evaluate_combo, tune_set, weight_grid
+from bench.scifact_signals import ChunkMatrix, Combo, claims_of, evaluate_combo, normalised, tune_set, weight_grid
 
 
 def test_weight_grid_holds_every_positive_split_summing_to_one() -> None:
@@ -68,3 +68,10 @@ def test_rm3_scores_rank_as_rm3() -> None:
         f"d{i}" for i in np.argsort(-scores) if scores[i] > 0
     ]
     assert not index.rm3_scores("zebra", fb).any()
+
+
+def test_normalised_keeps_the_top_candidates_and_leaves_the_rest_out() -> None:
+    scores = np.array([0.0, 4.0, 2.0, 3.0], np.float32)
+    assert np.allclose(normalised(scores, "minmax", 2, False), [np.nan, 1.0, np.nan, 0.0], equal_nan=True)
+    # more candidates than papers; a keyword list leaves out papers without a match
+    assert np.allclose(normalised(scores, "minmax", 100, True), [np.nan, 1.0, 0.0, 0.5], equal_nan=True)
