@@ -10,6 +10,7 @@ train claims only, from rankings 1,000 deep; the table reports the 300 test clai
 current defaults and the best fusion papertalk can run are also run end to end through `HybridRetriever`.
 
     nice -n 10 python -m bench.bench_scifact          # --data DIR for another BEIR-layout folder
+    nice -n 10 python -m bench.bench_scifact --signals  # more than two rankings fused (bench/scifact_signals.py)
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from bench.scifact_report import (
     tune_all,
     tune_shipped,
 )
+from bench.scifact_signals_report import signals_body
 
 MODULE = "bench.bench_scifact"
 
@@ -43,6 +45,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--data", type=Path, help="BEIR-layout folder (default: the shared SciFact copy)")
     parser.add_argument("--cache", type=Path, default=ROOT / "bench" / ".cache" / "scifact", help="data dirs kept here")
     parser.add_argument("--max-train", type=int, default=0, help="tune on the first N train claims only (0: all)")
+    parser.add_argument("--signals", action="store_true", help="fuse more than two rankings per paper instead")
     add_common_args(parser)
     args = parser.parse_args(argv)
     folder = args.data or shared_dir() / "data" / "eval" / "scifact" / "beir"
@@ -53,6 +56,11 @@ def main(argv: Sequence[str] | None = None) -> None:
     with quiet_logs():
         store = open_store(args.cache, folder / "corpus.jsonl")
         ingest(store, beir)
+        if args.signals:
+            publish(
+                args, "scifact-signals", "SciFact: more rankings fused per paper", MODULE, signals_body(store, beir)
+            )
+            return
         qids = [q for q in dict.fromkeys([*beir.qrels["train"], *beir.qrels["test"]]) if q in beir.queries]
         runs = collect_runs(store, beir, qids)
         found = Found(tune_all(runs, beir.qrels["train"]), tune_shipped(runs, beir.qrels["train"]))

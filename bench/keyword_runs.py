@@ -78,15 +78,19 @@ class LocalBM25:
         norm = sum(w for _, w in heaviest) or 1.0
         return {t: w / norm for t, w in heaviest}
 
-    def rm3(self, query: str, k: int, fb: Feedback) -> list[tuple[str, float]]:
+    def rm3_scores(self, query: str, fb: Feedback) -> np.ndarray:
+        """Every document's score for the query expanded by RM3 (zeros when no query term is indexed)."""
         terms = self.terms(query)
         if not terms:
-            return []
+            return np.zeros(len(self.ids), dtype=np.float32)
         first = self.bm25.get_scores(terms)
         weights = {t: fb.original * n / len(terms) for t, n in Counter(terms).items()}
         for term, w in self.expansion(first, fb).items():
             weights[term] = weights.get(term, 0.0) + (1 - fb.original) * w
-        return self.top(self.weighted_scores(weights), k)
+        return self.weighted_scores(weights)
+
+    def rm3(self, query: str, k: int, fb: Feedback) -> list[tuple[str, float]]:
+        return self.top(self.rm3_scores(query, fb), k) if self.terms(query) else []
 
 
 def timed_queries(index: LocalBM25, queries: Sequence[str], fb: Feedback | None, k: int = 100) -> list[float]:

@@ -88,26 +88,39 @@ def text_key(text: str) -> str:
     return hashlib.sha1(text.encode("utf-8")).hexdigest()[:20]
 
 
-def chunk_all(papers: dict[str, Paper], order: list[str]) -> list[Chunk]:
-    """Every paper's chunks in plan order; kept in chunks.pkl, so building a store does not chunk again."""
-    from ingest.chunking import Chunker
-    from papertalk.settings import Settings
+def chunk_all(papers: dict[str, Paper], order: list[str], workers: int = 2) -> list[Chunk]:
+    """Every paper's chunks in plan order; kept in chunks.pkl, so building a store does not chunk again.
+    `workers` processes chunk in parallel (the order of the result does not depend on them)."""
+    from multiprocessing import get_context
 
     path = CACHE / "chunks.pkl"
     if path.exists():
         cached: list[Chunk] = pickle.loads(path.read_bytes())
         return cached
-    chunker = Chunker(Settings().chunking)
     out: list[Chunk] = []
-    for n, pid in enumerate(order, start=1):
-        paper = papers[pid]
-        out += chunker.chunk(paper, paper.content_hash())
-        if n % 10000 == 0:
-            log.info("chunked %d papers (%d chunks)", n, len(out))
+    with get_context("fork").Pool(workers, initializer=_start_chunker) as pool:
+        for n, chunks in enumerate(pool.imap(_chunk_one, (papers[pid] for pid in order), chunksize=200), start=1):
+            out += chunks
+            if n % 10000 == 0:
+                log.info("chunked %d papers (%d chunks)", n, len(out))
     tmp = path.with_suffix(".tmp")
     tmp.write_bytes(pickle.dumps(out, protocol=pickle.HIGHEST_PROTOCOL))
     tmp.rename(path)
     return out
+
+
+_CHUNKER: list[Any] = []  # the worker process's chunker
+
+
+def _start_chunker() -> None:
+    from ingest.chunking import Chunker
+    from papertalk.settings import Settings
+
+    _CHUNKER.append(Chunker(Settings().chunking))
+
+
+def _chunk_one(paper: Paper) -> list[Chunk]:
+    return list(_CHUNKER[0].chunk(paper, paper.content_hash()))
 
 
 class CachedChunker:
