@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
@@ -63,11 +63,30 @@ class ChromaSettings(_Group):
     host: str | None = Field(None, description="Chroma server host; setting it selects `http` mode.")
     port: int = Field(8000, description="Chroma server port.")
     ssl: bool = Field(False, description="Use https to reach the Chroma server.")
+    token: SecretStr | None = Field(
+        None, description="Token for a Chroma server that requires one, sent as `Authorization: Bearer TOKEN`."
+    )
     collection: str = Field("papertalk_chunks", description="Collection that holds the chunk vectors.")
 
     @property
     def effective_mode(self) -> Literal["local", "http"]:
         return "http" if self.host else self.mode
+
+
+class CatalogSettings(_Group):
+    url: str | None = Field(
+        None,
+        description="Unset: the SQLite catalog in the data directory. `postgresql://user:password@host:port/db`: "
+        "the catalog in PostgreSQL (needs `papertalk[postgres]`), shared by every worker and machine.",
+    )
+    connect_timeout_s: float = Field(10.0, gt=0, description="Seconds to wait when connecting to PostgreSQL.")
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_only(cls, url: str | None) -> str | None:
+        if url and not url.startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be a postgresql://user:password@host:port/database URL, or unset for SQLite")
+        return url or None
 
 
 class ChunkSettings(_Group):
@@ -206,6 +225,7 @@ class Settings(BaseSettings):
     )
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings, description="Embedding model.")
     chroma: ChromaSettings = Field(default_factory=ChromaSettings, description="Vector store.")
+    catalog: CatalogSettings = Field(default_factory=CatalogSettings, description="Catalog database.")
     chunking: ChunkSettings = Field(default_factory=ChunkSettings, description="Chunk sizes.")
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API.")
     llm: LLMSettings = Field(default_factory=LLMSettings, description="Answer backend.")

@@ -44,8 +44,9 @@ def _client(settings: Settings) -> Any:
     cfg = settings.chroma
     if cfg.effective_mode == "http":
         try:
+            headers = {"Authorization": f"Bearer {cfg.token.get_secret_value()}"} if cfg.token else None
             return chromadb.HttpClient(
-                host=cfg.host or "localhost", port=cfg.port, ssl=cfg.ssl, settings=chroma_settings
+                host=cfg.host or "localhost", port=cfg.port, ssl=cfg.ssl, headers=headers, settings=chroma_settings
             )
         except Exception as exc:
             raise StoreUnavailable(
