@@ -74,7 +74,7 @@ class ChromaSettings(_Group):
 
 
 class CatalogSettings(_Group):
-    url: str | None = Field(
+    url: SecretStr | None = Field(
         None,
         description="Unset: the SQLite catalog in the data directory. `postgresql://user:password@host:port/db`: "
         "the catalog in PostgreSQL (needs `papertalk[postgres]`), shared by every worker and machine.",
@@ -83,10 +83,12 @@ class CatalogSettings(_Group):
 
     @field_validator("url")
     @classmethod
-    def _postgres_only(cls, url: str | None) -> str | None:
-        if url and not url.startswith(("postgresql://", "postgres://")):
-            raise ValueError("must be a postgresql://user:password@host:port/database URL, or unset for SQLite")
-        return url or None
+    def _postgres_only(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is None or not url.get_secret_value():
+            return None
+        if not url.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("use a postgresql://user:password@host:port/database URL, or unset it for SQLite")
+        return url
 
 
 class ChunkSettings(_Group):
@@ -246,6 +248,7 @@ class Settings(BaseSettings):
             raise ConfigurationError(describe_invalid(type(self), exc, dotenv)) from None
         except SettingsError as exc:
             raise ConfigurationError(describe_unparsable(type(self), exc)) from None
+
     pdf: PdfSettings = Field(default_factory=PdfSettings, description="Limits on each PDF parsed.")
 
     @property

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
@@ -38,7 +38,7 @@ def _psycopg() -> Any:
     return psycopg
 
 
-class Row(tuple):  # type: ignore[type-arg]  # a tuple that also answers to column names, as sqlite3.Row does
+class Row(tuple):  # a tuple that also answers to column names, as sqlite3.Row does
     _names: dict[str, int]
 
     def __new__(cls, values: Sequence[Any], names: dict[str, int]) -> Row:
@@ -105,10 +105,8 @@ class PgCatalog(Catalog):
 
     def _drop(self) -> None:
         if self._conn is not None:
-            try:
+            with suppress(Exception):  # already broken: nothing more to release
                 self._conn.close()
-            except Exception:  # already broken: nothing more to release
-                pass
         self._conn = None
 
     def _guarded(self, call: Any, retry: bool) -> Any:

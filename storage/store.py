@@ -23,7 +23,7 @@ def open_catalog(settings: Settings) -> Catalog:
     if settings.catalog.url:
         from storage.pg_catalog import PgCatalog
 
-        return PgCatalog(settings.catalog.url, settings.catalog.connect_timeout_s)
+        return PgCatalog(settings.catalog.url.get_secret_value(), settings.catalog.connect_timeout_s)
     return Catalog(settings.catalog_path)
 
 

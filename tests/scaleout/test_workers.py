@@ -52,7 +52,9 @@ def _each_worker(url: str, send: Callable[[httpx.Client], httpx.Response], tries
             response = send(client)
         seen.setdefault(response.headers[WORKER], []).append(response)
         if len(seen) == WORKERS:
-            return {worker: responses[-1] for worker, responses in seen.items()} | {"sent": sum(map(len, seen.values()))}
+            return {worker: responses[-1] for worker, responses in seen.items()} | {
+                "sent": sum(map(len, seen.values()))
+            }
     raise AssertionError(f"only workers {sorted(seen)} answered in {tries} connections")
 
 
@@ -80,7 +82,12 @@ def test_a_chat_started_on_one_worker_goes_on_on_another(served: str) -> None:
 
 
 def test_an_upload_through_one_worker_is_found_by_keyword_on_every_worker(served: str, tmp_path: Path) -> None:
-    lines = [f"The {MARKER} lattice stores retrieval indexes in crystal memory.", "It is a made-up material."]
+    lines = [
+        f"The {MARKER} lattice stores retrieval indexes in crystal memory.",
+        f"Each {MARKER} cell holds one posting list of an inverted index, written by light pulses.",
+        "Reading a cell back takes a few nanoseconds, so a search touches thousands of cells per query.",
+        "The material is made up: no paper of the demo corpus mentions it, so only keywords can find it.",
+    ]
     pdf = text_pdf(tmp_path / "marker.pdf", [lines], title=f"Crystal memory with {MARKER}")
     with httpx.Client(base_url=served, timeout=120) as client:
         upload = client.post("/api/uploads", files={"file": ("x.pdf", pdf.read_bytes(), "application/pdf")})
@@ -90,7 +97,7 @@ def test_an_upload_through_one_worker_is_found_by_keyword_on_every_worker(served
         while state["status"] not in ("ready", "failed") and time.monotonic() < deadline:
             time.sleep(0.5)
             state = client.get(f"/api/uploads/{state['upload_id']}").json()
-    assert state["status"] == "ready", state
+    assert state["status"] == "ready", state.get("reason")
     answers = _each_worker(served, _chat(f"What is stored in the {MARKER} lattice?"))
     del answers["sent"]
     for worker, response in answers.items():
