@@ -39,7 +39,6 @@ _RECORD_FILE = (
     "ON CONFLICT(sha256) DO UPDATE SET paper_id = excluded.paper_id"
 )
 
-
 # The papers whose chunks changed at each `chunks_version` (written in the same transaction as the change):
 # the keyword index catches up by re-reading just these papers (storage/keyword.py). Rows at or below the
 # meta key `chunk_changes_floor` are pruned once a keyword index folder holding that version is saved.
