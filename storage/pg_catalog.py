@@ -25,6 +25,7 @@ from storage.pg_migrations import pg_migrate, pg_schema_version
 from storage.pg_sql import Table, translate
 
 WRITE_LOCK = 0x70617066  # advisory lock key every write transaction holds
+KEEPALIVE = {"keepalives": 1, "keepalives_idle": 30, "keepalives_interval": 10, "keepalives_count": 3}
 T = TypeVar("T")
 
 
@@ -76,6 +77,7 @@ class PgCatalog(Catalog):
         self._lock = threading.RLock()
         self._conn: Any = None
         self._in_snapshot = False
+        self._committing = False  # set by a write once its COMMIT is being sent: then it is not retried
         self._sql: dict[str, str] = {}
         with self._lock:
             pg_migrate(self._connection(), self.where)
@@ -87,7 +89,11 @@ class PgCatalog(Catalog):
             psycopg = _psycopg()
             try:
                 self._conn = psycopg.connect(
-                    self.url, autocommit=True, connect_timeout=self._timeout, row_factory=_row_factory
+                    self.url,
+                    autocommit=True,
+                    connect_timeout=self._timeout,
+                    row_factory=_row_factory,
+                    **KEEPALIVE,  # a server gone without closing the socket is noticed within a minute
                 )
             except psycopg.OperationalError as exc:
                 raise StoreUnavailable(
@@ -113,12 +119,13 @@ class PgCatalog(Catalog):
         """Run `call(connection)`; a lost connection is replaced and, when `retry`, the call run once more."""
         psycopg = _psycopg()
         for attempt in (1, 2):
+            self._committing = False
             try:
                 return call(self._connection())
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 if self._conn is not None and not self._conn.closed and not self._conn.broken:
                     raise  # a statement error (a timeout, a lock), not a lost server
-                if not retry or attempt == 2 or self._in_snapshot:
+                if not retry or attempt == 2 or self._in_snapshot or self._committing:
                     raise self._lost(exc) from None
                 self._drop()
         raise AssertionError("unreachable")
@@ -176,6 +183,7 @@ class PgCatalog(Catalog):
                     cur.executemany(sql, params)
                 else:
                     cur.execute(sql, tuple(params or ()))
+            self._committing = True  # leaving the block sends COMMIT: lost now, it may have landed
 
     def executescript(self, script: str) -> None:
         statements = [(s.strip(), ()) for s in script.split(";") if s.strip()]
