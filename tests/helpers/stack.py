@@ -16,16 +16,18 @@ data, for fault tests.
 from __future__ import annotations
 
 import glob
+import multiprocessing
 import os
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -217,3 +219,16 @@ def _wait_for_workers(proc: subprocess.Popen[bytes], url: str, workers: int, log
             return
         time.sleep(0.2)
     raise RuntimeError(f"papertalk serve did not start {workers} workers in {timeout:.0f} s: {log.read_text()[-3000:]}")
+
+
+def run_in_processes(
+    target: Callable[..., None], args: list[tuple[Any, ...]], timeout: float = 180
+) -> list[int | None]:
+    """Run `target(*a)` for each `a` in its own spawned process, all at once; their exit codes."""
+    spawn = multiprocessing.get_context("spawn")
+    processes = [spawn.Process(target=target, args=a) for a in args]
+    for process in processes:
+        process.start()
+    for process in processes:
+        process.join(timeout)
+    return [process.exitcode for process in processes]

@@ -3,7 +3,7 @@ keyword index kept up by deltas ranks as one built afresh."""
 
 from __future__ import annotations
 
-import multiprocessing
+import threading
 from pathlib import Path
 
 import pytest
@@ -13,10 +13,11 @@ from papertalk.settings import Settings
 from storage.keyword import KeywordIndex
 from storage.pg_catalog import PgCatalog
 from storage.records import Paper
-from tests.helpers.stack import PgServer
+from tests.helpers.stack import PgServer, run_in_processes
 
 pytestmark = pytest.mark.scaleout
 WRITES = 20
+PREFIXES = ("a", "bb", "ccc")
 TOPICS = ["agents that plan with tools", "retrieval of passages for questions", "reward models for dialogue"]
 
 
@@ -39,15 +40,13 @@ def test_concurrent_writers_never_share_a_version_and_keyword_deltas_equal_a_reb
     catalog = PgCatalog(url)
     follower = KeywordIndex(tmp_path / "follower", catalog)
     follower.search("agents", k=5)  # holds version 0 before the writers start
-    spawn = multiprocessing.get_context("spawn")
-    writers = [spawn.Process(target=_writer, args=(url, prefix)) for prefix in ("a", "bb", "ccc")]
-    for w in writers:
-        w.start()
+    exits: list[int | None] = []
+    writers = threading.Thread(target=lambda: exits.extend(run_in_processes(_writer, [(url, p) for p in PREFIXES])))
+    writers.start()
     for _ in range(5):  # catching up while the writers commit (a torn read would raise or rank differently)
         follower.search("retrieval passages", k=10)
-    for w in writers:
-        w.join(180)
-        assert w.exitcode == 0
+    writers.join()
+    assert exits == [0, 0, 0]
     assert catalog.chunks_version == 3 * WRITES
     versions = catalog.query("SELECT version, COUNT(*) FROM chunk_changes GROUP BY version ORDER BY version")
     assert [v for v, _ in versions] == list(range(1, 3 * WRITES + 1)) and {n for _, n in versions} == {1}
@@ -64,13 +63,7 @@ def _open(url: str) -> None:
 
 def test_workers_opening_a_new_database_at_once_migrate_it_once(pg: PgServer) -> None:
     url = pg.create_database("fresh")
-    spawn = multiprocessing.get_context("spawn")
-    openers = [spawn.Process(target=_open, args=(url,)) for _ in range(4)]
-    for p in openers:
-        p.start()
-    for p in openers:
-        p.join(120)
-        assert p.exitcode == 0
+    assert run_in_processes(_open, [(url,)] * 4) == [0, 0, 0, 0]
     catalog = PgCatalog(url)
     assert catalog.schema_version == 8
     assert catalog.query("SELECT COUNT(*) FROM papertalk_schema")[0][0] == 1
