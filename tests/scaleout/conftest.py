@@ -1,4 +1,4 @@
-"""A PostgreSQL cluster and a Chroma server shared by the module's tests; each test gets its own
+"""A PostgreSQL cluster and a Chroma server shared by the scale-out tests; each test gets its own
 database and collection (tests/helpers/stack.py). Skipped with the reason when PostgreSQL is missing."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 from tests.helpers.stack import ChromaProcess, PgServer, chroma_process, postgres_bin, postgres_server, stack_env
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def pg() -> Iterator[PgServer]:
     if postgres_bin() is None:
         pytest.skip("PostgreSQL is not installed (scripts/test.sh installs Debian's postgresql as root)")
@@ -20,7 +20,7 @@ def pg() -> Iterator[PgServer]:
         yield server
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def chroma(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ChromaProcess]:
     with chroma_process(tmp_path_factory.mktemp("chroma") / "db") as server:
         yield server
