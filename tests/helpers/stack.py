@@ -232,3 +232,10 @@ def run_in_processes(
     for process in processes:
         process.join(timeout)
     return [process.exitcode for process in processes]
+
+
+def migrate_database(url: str) -> None:
+    """Create (or bring up to date) papertalk's schema in a PostgreSQL database, as a starting worker does."""
+    from storage.pg_catalog import PgCatalog
+
+    PgCatalog(url).close()

@@ -13,7 +13,7 @@ from papertalk.settings import Settings
 from storage.keyword import KeywordIndex
 from storage.pg_catalog import PgCatalog
 from storage.records import Paper
-from tests.helpers.stack import PgServer, run_in_processes
+from tests.helpers.stack import PgServer, migrate_database, run_in_processes
 
 pytestmark = pytest.mark.scaleout
 WRITES = 20
@@ -57,13 +57,9 @@ def test_concurrent_writers_never_share_a_version_and_keyword_deltas_equal_a_reb
     catalog.close()
 
 
-def _open(url: str) -> None:
-    PgCatalog(url).close()
-
-
 def test_workers_opening_a_new_database_at_once_migrate_it_once(pg: PgServer) -> None:
     url = pg.create_database("fresh")
-    assert run_in_processes(_open, [(url,)] * 4) == [0, 0, 0, 0]
+    assert run_in_processes(migrate_database, [(url,)] * 4) == [0, 0, 0, 0]  # light children: stack.py
     catalog = PgCatalog(url)
     assert catalog.schema_version == 8
     assert catalog.query("SELECT COUNT(*) FROM papertalk_schema")[0][0] == 1
