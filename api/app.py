@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import os
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 
@@ -44,11 +45,23 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
+    tag_worker(app)
     app.add_middleware(BodyLimit, settings=resolved.api)
     for module in (chat, conversations, papers, uploads, topics, health):
         app.include_router(module.router, prefix=API_PREFIX)
     mount_web(app)
     return app
+
+
+def tag_worker(app: FastAPI) -> None:
+    """Every response names the worker process that made it (`X-Papertalk-Worker`), for logs and tests."""
+    worker = str(os.getpid())
+
+    @app.middleware("http")
+    async def _tag(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        response = await call_next(request)
+        response.headers["X-Papertalk-Worker"] = worker
+        return response
 
 
 def mount_web(app: FastAPI) -> None:

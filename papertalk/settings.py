@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 from pydantic_settings.exceptions import SettingsError
 
@@ -63,11 +63,32 @@ class ChromaSettings(_Group):
     host: str | None = Field(None, description="Chroma server host; setting it selects `http` mode.")
     port: int = Field(8000, description="Chroma server port.")
     ssl: bool = Field(False, description="Use https to reach the Chroma server.")
+    token: SecretStr | None = Field(
+        None, description="Token for a Chroma server that requires one, sent as `Authorization: Bearer TOKEN`."
+    )
     collection: str = Field("papertalk_chunks", description="Collection that holds the chunk vectors.")
 
     @property
     def effective_mode(self) -> Literal["local", "http"]:
         return "http" if self.host else self.mode
+
+
+class CatalogSettings(_Group):
+    url: SecretStr | None = Field(
+        None,
+        description="Unset: the SQLite catalog in the data directory. `postgresql://user:password@host:port/db`: "
+        "the catalog in PostgreSQL (needs `papertalk[postgres]`), shared by every worker and machine.",
+    )
+    connect_timeout_s: float = Field(10.0, gt=0, description="Seconds to wait when connecting to PostgreSQL.")
+
+    @field_validator("url")
+    @classmethod
+    def _postgres_only(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is None or not url.get_secret_value():
+            return None
+        if not url.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("use a postgresql://user:password@host:port/database URL, or unset it for SQLite")
+        return url
 
 
 class ChunkSettings(_Group):
@@ -206,6 +227,7 @@ class Settings(BaseSettings):
     )
     embedding: EmbeddingSettings = Field(default_factory=EmbeddingSettings, description="Embedding model.")
     chroma: ChromaSettings = Field(default_factory=ChromaSettings, description="Vector store.")
+    catalog: CatalogSettings = Field(default_factory=CatalogSettings, description="Catalog database.")
     chunking: ChunkSettings = Field(default_factory=ChunkSettings, description="Chunk sizes.")
     arxiv: ArxivSettings = Field(default_factory=ArxivSettings, description="arXiv API.")
     llm: LLMSettings = Field(default_factory=LLMSettings, description="Answer backend.")
@@ -226,6 +248,7 @@ class Settings(BaseSettings):
             raise ConfigurationError(describe_invalid(type(self), exc, dotenv)) from None
         except SettingsError as exc:
             raise ConfigurationError(describe_unparsable(type(self), exc)) from None
+
     pdf: PdfSettings = Field(default_factory=PdfSettings, description="Limits on each PDF parsed.")
 
     @property

@@ -109,7 +109,8 @@ def describe_invalid(model: type[BaseModel], exc: ValidationError, dotenv: Mappi
         secret = field is not None and SecretStr in get_args(field.annotation)
         value = "'…'" if secret else repr(error["input"])
         where = " (in .env)" if name in from_dotenv else ""
-        allowed = (_allowed(field) if field else "") or error["msg"][:1].lower() + error["msg"][1:]
+        msg = error["msg"].removeprefix("Value error, ")  # a validator's own message says what to use
+        allowed = (_allowed(field) if field else "") or msg[:1].lower() + msg[1:]
         parts.append(f"{name}={value}{where} is not allowed: {allowed}")
     return "; ".join(parts)
 

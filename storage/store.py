@@ -18,13 +18,22 @@ if TYPE_CHECKING:  # the model and the vector store load on first use: `papers l
     from storage.vectors import VectorIndex
 
 
+def open_catalog(settings: Settings) -> Catalog:
+    """The SQLite catalog in the data directory, or the PostgreSQL one when `catalog.url` names it."""
+    if settings.catalog.url:
+        from storage.pg_catalog import PgCatalog
+
+        return PgCatalog(settings.catalog.url.get_secret_value(), settings.catalog.connect_timeout_s)
+    return Catalog(settings.catalog_path)
+
+
 class Store:
     """Opened from settings; parts are created on first use, so a CLI listing papers loads no model."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         ensure_data_dir(settings.data_dir)  # a path that cannot hold the store is one clear error
-        self.catalog = Catalog(settings.catalog_path)
+        self.catalog = open_catalog(settings)
 
     @cached_property
     def embedder(self) -> BaseEmbedding:

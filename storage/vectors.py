@@ -44,16 +44,29 @@ def _client(settings: Settings) -> Any:
     cfg = settings.chroma
     if cfg.effective_mode == "http":
         try:
+            headers = {"Authorization": f"Bearer {cfg.token.get_secret_value()}"} if cfg.token else None
             return chromadb.HttpClient(
-                host=cfg.host or "localhost", port=cfg.port, ssl=cfg.ssl, settings=chroma_settings
+                host=cfg.host or "localhost", port=cfg.port, ssl=cfg.ssl, headers=headers, settings=chroma_settings
             )
         except Exception as exc:
+            if _refused(exc):
+                raise StoreUnavailable(
+                    f"the Chroma server at {cfg.host}:{cfg.port} refused papertalk ({exc}): set "
+                    "PAPERTALK_CHROMA__TOKEN to the server's token"
+                ) from exc
             raise StoreUnavailable(
                 f"cannot reach the Chroma server at {cfg.host}:{cfg.port} ({exc}): start it with "
                 f"`chroma run --path DIR --port {cfg.port}` or unset PAPERTALK_CHROMA__HOST to use the embedded store"
             ) from exc
     settings.chroma_path.mkdir(parents=True, exist_ok=True)
     return chromadb.PersistentClient(path=str(settings.chroma_path), settings=chroma_settings)
+
+
+def _refused(exc: Exception) -> bool:
+    """The server (or an authenticating proxy in front of it) answered, but refused the credentials."""
+    from chromadb.errors import AuthorizationError, ChromaAuthError
+
+    return isinstance(exc, AuthorizationError | ChromaAuthError) or "Unauthorized" in str(exc)
 
 
 class VectorIndex:

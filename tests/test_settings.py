@@ -64,7 +64,7 @@ def test_an_unknown_name_without_a_close_match_lists_what_exists(monkeypatch: py
     assert message.startswith("PAPERTALK_WIBBLEQUUX is not a papertalk setting: use PAPERTALK_DATA_DIR, ")
     assert message.endswith(
         "or PAPERTALK_<GROUP>__<NAME> with GROUP one of "
-        "ANSWER, API, ARXIV, CHROMA, CHUNKING, EMBEDDING, LLM, PDF, RETRIEVAL"
+        "ANSWER, API, ARXIV, CATALOG, CHROMA, CHUNKING, EMBEDDING, LLM, PDF, RETRIEVAL"
     )
 
 
