@@ -21,7 +21,7 @@ from cli.answers import register_answer_commands
 from cli.console import console, err_console, progress_bar, setup_logging
 from cli.overview import register_overview_commands
 from cli.serve import register_serve_command
-from cli.topics import assign_after_ingest, register_topic_commands
+from cli.topics import print_assigned, register_topic_commands
 from ingest.arxiv_metadata import RecordFilter
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
 from papertalk.errors import PapertalkError
@@ -77,19 +77,17 @@ def _run_ingest(
     items: Iterable[Paper | Problem],
     topic: str | None = None,
     replace: bool = False,
-    assign_topics: bool = True,
 ) -> IngestReport:
-    from ingest.pipeline import Ingestor
+    """Ingest with a progress bar through the ingest service (topics assigned to the papers it added or
+    changed), then print what it did."""
+    from ingest.service import ingest_papers
 
     store = get_store()
     with progress_bar(description, total, every_s=store.settings.progress_every_s) as advance:
-        report = Ingestor(store, replace=replace).run(items, progress=advance)
-    if topic:
-        store.topics.assign(store.topics.ensure(topic), report.paper_ids)
-    if assign_topics:
-        assign_after_ingest(store, report.paper_ids)
-    _print_report(report)
-    return report
+        done = ingest_papers(store, items, progress=advance, replace=replace, topic=topic)
+    print_assigned(done.topics)
+    _print_report(done.report)
+    return done.report
 
 
 MAX_ERRORS_PER_FILE = 10
@@ -261,27 +259,25 @@ def _fail(message: str) -> None:
     sys.exit(2)
 
 
-def load_demo_corpus(store: Store) -> bool:
-    """Ingest the bundled demo corpus unless this data directory already has it; True if it loaded now."""
-    from papertalk.demo import DEMO_METADATA, DEMO_PDFS, DEMO_TOPIC, DEMO_VERSION
+def _load_demo(store: Store) -> None:
+    """Load the demo corpus through the ingest service (first run only), printing what it did."""
+    from ingest.demo import demo_loaded, load_demo_corpus
 
-    if store.catalog.get_meta("demo_loaded") == DEMO_VERSION:
-        return False
-    from ingest.demo_vectors import shipped_outcome, use_shipped_vectors
-
+    if demo_loaded(store):
+        return
     console.print("Loading the demo corpus (first run only; later runs reuse it)…")
-    shipped, why = use_shipped_vectors(store)
-    if shipped is None:
-        console.print(f"Embedding every chunk (a few minutes): {why}.", highlight=False)
-    metadata = arxiv_papers(DEMO_METADATA)
-    report = _run_ingest("demo papers", count_lines(DEMO_METADATA), metadata, topic=DEMO_TOPIC, assign_topics=False)
-    report_pdfs = _run_ingest("demo PDFs", count_pdfs([DEMO_PDFS]), pdf_papers([DEMO_PDFS]), assign_topics=False)
-    if shipped is not None:  # before topics are scored: embedding their descriptions is not a chunk miss
-        console.print(shipped_outcome(shipped), highlight=False)
-    assign_after_ingest(store, [*report.paper_ids, *report_pdfs.paper_ids])
-    if not (report.failed or report_pdfs.failed):
-        store.catalog.set_meta("demo_loaded", DEMO_VERSION)
-    return True
+    every_s = store.settings.progress_every_s
+    load = load_demo_corpus(
+        store,
+        progress=lambda name, total: progress_bar(name, total, every_s=every_s),
+        say=lambda line: console.print(line, highlight=False),
+    )
+    if load is not None:
+        for _, report in load.reports:
+            _print_report(report)
+        if load.vectors:
+            console.print(load.vectors, highlight=False)
+        print_assigned(load.topics)
 
 
 @app.command()
@@ -294,7 +290,7 @@ def demo(
     from papertalk.demo import DEMO_TOPIC
 
     store = get_store()
-    load_demo_corpus(store)
+    _load_demo(store)
     console.print(f"{store.catalog.count_papers('indexed')} papers ready in {store.settings.data_dir}.", markup=False)
     if load_only:
         console.print(f'Try: papertalk serve · papertalk chat --topic "{DEMO_TOPIC}" · papertalk papers list')

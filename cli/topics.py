@@ -17,6 +17,7 @@ from cli.console import console, err_console, progress_bar
 if TYPE_CHECKING:
     from assistant.topic_stats import Momentum, Related
     from assistant.topics import PaperItem, TopicPage, TopicService, WhatsNew
+    from ingest.topic_assign import AssignReport
     from storage.store import Store
 
 topics_app = typer.Typer(help="Topics: pages with momentum, latest papers and related topics.", no_args_is_help=True)
@@ -56,11 +57,8 @@ def _print_json(data: object) -> None:
     console.print_json(json.dumps(data))
 
 
-def assign_after_ingest(store: Store, paper_ids: Sequence[str]) -> None:
-    """Score the papers an ingest added or changed against every topic (one line on stderr)."""
-    from ingest.topic_assign import TopicAssigner
-
-    report = TopicAssigner(store).assign_new(paper_ids)
+def print_assigned(report: AssignReport) -> None:
+    """What topic assignment did after an ingest, one line on stderr (nothing when no paper was scored)."""
     if report.papers:
         err_console.print(f"topics: {report.summary()}", highlight=False)
 

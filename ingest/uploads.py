@@ -10,7 +10,8 @@ from pathlib import Path
 
 from ingest.parse_worker import parse_isolated
 from ingest.pdf import file_digest
-from ingest.pipeline import Ingestor
+from ingest.service import ingest_papers
+from ingest.topic_assign import AssignReport
 from papertalk.errors import PapertalkError, SourceError
 from storage.records import Problem
 from storage.store import Store
@@ -22,16 +23,19 @@ UPLOAD_DIR = "uploads"
 
 @dataclass(frozen=True)
 class PdfResult:
-    """The paper a PDF is, whether it was parsed now (False: the same bytes were ingested before), and warnings."""
+    """The paper a PDF is, whether it was parsed now (False: the same bytes were ingested before), warnings, and
+    the topics assigned to it (nothing scored when it was known already)."""
 
     paper_id: str
     parsed: bool
     warnings: list[Problem] = field(default_factory=list)
+    topics: AssignReport = field(default_factory=AssignReport)
 
 
 def add_pdf(store: Store, path: Path, replace: bool = False) -> PdfResult:
     """The paper the PDF at `path` holds: a file already ingested is looked up by its SHA-256 and not parsed
-    again; a new one is parsed and ingested (merged into the stored paper it is a copy of, if any).
+    again; a new one is parsed and ingested (merged into the stored paper it is a copy of, if any), then
+    scored against the topics like any ingested paper (`ingest.service.ingest_papers`).
 
     A file with less text than the stored version of its paper does not replace it (a warning says so),
     unless `replace`, which also parses a known file again.
@@ -45,10 +49,11 @@ def add_pdf(store: Store, path: Path, replace: bool = False) -> PdfResult:
     if known is not None:
         return PdfResult(known, parsed=False)
     paper = parse_isolated(path, store.settings.pdf)
-    report = Ingestor(store, replace=replace).run([dataclasses.replace(paper, file_hash=digest)])
+    done = ingest_papers(store, [dataclasses.replace(paper, file_hash=digest)], replace=replace)
+    report = done.report
     if report.failed:
         raise SourceError(str(path), "; ".join(p.why for p in report.errors))
-    return PdfResult(report.paper_ids[-1], parsed=True, warnings=report.warnings)
+    return PdfResult(report.paper_ids[-1], parsed=True, warnings=report.warnings, topics=done.topics)
 
 
 def ingest_pdf(store: Store, path: Path, replace: bool = False) -> str:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from papertalk.demo import DEMO_PDFS
 from papertalk.errors import NotFound
 from storage.catalog import PaperRow
+from storage.topics import MEMBERS
 
 if TYPE_CHECKING:
     from storage.store import Store
@@ -34,7 +35,7 @@ def _where(query: PaperQuery) -> tuple[str, list[Any]]:
         clauses.append("(title LIKE ? ESCAPE '\\' OR abstract LIKE ? ESCAPE '\\')")
         params += [pattern, pattern]
     if query.topic:
-        clauses.append("paper_id IN (SELECT paper_id FROM paper_topics WHERE slug = ?)")
+        clauses.append(f"paper_id IN (SELECT paper_id FROM ({MEMBERS}) WHERE slug = ?)")  # tagged or assigned
         params.append(query.topic)
     if query.since:
         clauses.append("published >= ?")

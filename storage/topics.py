@@ -106,6 +106,15 @@ class Topics:
         if rows:
             self.catalog.transaction([("INSERT OR IGNORE INTO paper_topics(slug, paper_id) VALUES(?, ?)", rows)])
 
+    def untag(self, slug: str, paper_ids: Sequence[str]) -> None:
+        """Remove hand tags of a topic from papers (their assignment scores still count)."""
+        self.catalog.transaction(
+            [
+                (f"DELETE FROM paper_topics WHERE slug = ? AND paper_id IN ({marks})", (slug, *part))
+                for part, marks in _batches(paper_ids)
+            ]
+        )
+
     def _rows(self, where: str = "", params: tuple[Any, ...] = ()) -> list[Topic]:
         rows = self.catalog.query(
             "SELECT t.slug, t.name, t.description, "

@@ -4,6 +4,7 @@ the model's own vectors for the corpus's chunks."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,7 @@ from ingest.sources import pdf_papers
 from papertalk.settings import Settings
 from storage.embeddings import LocalMiniLMEmbedding
 from tests.conftest import LONGEVAL_PDF
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import catalog_rows, run_cli
 
 pytestmark = pytest.mark.skipif(not VECTORS_FILE.exists(), reason="papertalk/demo/vectors.npz is not built")
 
@@ -94,7 +95,19 @@ def test_demo_load_uses_the_shipped_vectors_and_answers_from_them() -> None:
     answer = run_cli("ask", question, "--json", timeout=300)
     assert answer.returncode == 0, answer.stderr
     assert json.loads(answer.stdout)["sources"][0]["title"].startswith("LONGEVAL")
+    assert_the_assigner_decided_the_topics()
     assert_demo_serves_its_topic_page()
+
+
+def assert_the_assigner_decided_the_topics() -> None:
+    """No demo paper is tagged by hand: the demo topic holds the papers whose score puts them there (part of the
+    corpus, which a keyword filter picked), and the neighbouring topics hold theirs."""
+    data_dir = Path(os.environ["PAPERTALK_DATA_DIR"])
+    assert catalog_rows(data_dir, "SELECT COUNT(*) FROM paper_topics") == [(0,)]
+    by_score = dict(catalog_rows(data_dir, "SELECT slug, COUNT(*) FROM topic_scores WHERE assigned = 1 GROUP BY slug"))
+    listed = {t["slug"]: t["papers"] for t in json.loads(run_cli("topics", "list", "--json").stdout)}
+    assert listed == {slug: by_score.get(slug, 0) for slug in listed}
+    assert 1000 < listed["rl-for-llm-agents"] < 2212 and sum(n > 0 for n in listed.values()) >= 13
 
 
 def assert_demo_serves_its_topic_page() -> None:

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import textwrap
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
 from tests.api.conftest import assert_problem, client_for
+from tests.helpers.cli import catalog_rows, run_cli
 from tests.helpers.pdfs import text_pdf
+from tests.helpers.topics import demo_records_by_id
 
 LINES = [
     "The Lantern protocol trains zebrafish larvae to follow a moving light in a shallow tank.",
@@ -20,6 +23,17 @@ LINES = [
 def lantern_pdf(tmp_path: Path) -> bytes:
     path = text_pdf(tmp_path / "lantern.pdf", [LINES, LINES[::-1]], title="The Lantern protocol for zebrafish larvae")
     return path.read_bytes()
+
+
+RAG_PAPER = "2604.09666"  # a retrieval-augmented generation paper of the demo corpus
+SCORES = "SELECT paper_id, slug, round(score, 5), assigned FROM topic_scores ORDER BY paper_id, slug"
+
+
+def rag_pdf(tmp_path: Path) -> Path:
+    """A PDF of that paper's title and abstract (a paper on the subject of the bundled RAG topic)."""
+    record = demo_records_by_id({RAG_PAPER})[0]
+    lines = textwrap.wrap(" ".join(f"{record['title']}. {record['abstract']}".split()), 90)
+    return text_pdf(tmp_path / "rag.pdf", [lines], title=record["title"])
 
 
 def upload(client: TestClient, data: bytes, name: str = "paper.pdf", **headers: str):  # type: ignore[no-untyped-def]
@@ -102,3 +116,35 @@ def test_a_pdf_ingested_before_from_the_cli_is_recognised(client: TestClient) ->
     body = sent.json()
     assert body["known"] is True and body["status"] == "ready"
     assert client.get(f"/api/papers/{body['paper_id']}").json()["source"] == "pdf"
+
+
+def uploaded_paper(client: TestClient, data: bytes) -> dict[str, object]:
+    """Upload `data`, then the JSON of the paper it became."""
+    sent = upload(client, data)
+    state = client.get(f"/api/uploads/{sent.json()['upload_id']}").json()
+    assert state["status"] == "ready", state
+    paper: dict[str, object] = client.get(f"/api/papers/{state['paper_id']}").json()
+    return paper
+
+
+def test_an_uploaded_pdf_is_tagged_with_the_topic_it_is_about(empty_client: TestClient, tmp_path: Path) -> None:
+    rag = uploaded_paper(empty_client, rag_pdf(tmp_path).read_bytes())
+    assert rag["topics"][0] == "Retrieval-Augmented Generation", rag["topics"]  # best score first
+    listed = empty_client.get("/api/topics/retrieval-augmented-generation/papers").json()
+    assert listed["total"] == 1 and listed["papers"][0]["paper_id"] == rag["paper_id"]
+    lantern = uploaded_paper(empty_client, lantern_pdf(tmp_path))  # zebrafish larvae: no topic of the registry
+    assert lantern["topics"] == []
+
+
+def test_the_cli_and_the_api_tag_a_pdf_alike(
+    empty_client: TestClient, tmp_path: Path, _isolated_data_dir: Path
+) -> None:
+    """`papertalk ingest` and an upload run the same ingest service: the same paper, the same topic scores."""
+    pdf = rag_pdf(tmp_path)
+    ingested = run_cli("ingest", pdf)
+    assert ingested.returncode == 0 and "topics: 1 papers scored" in ingested.stderr, ingested.stderr
+    uploaded_paper(empty_client, pdf.read_bytes())
+    api_dir = Path(empty_client.app.state.papertalk.settings.data_dir)  # type: ignore[attr-defined]
+    from_cli, from_api = catalog_rows(_isolated_data_dir, SCORES), catalog_rows(api_dir, SCORES)
+    assert from_cli == from_api and len(from_api) >= 2  # each paper keeps at least its two best scores
+    assert "retrieval-augmented-generation" in [row[1] for row in from_api if row[3]]

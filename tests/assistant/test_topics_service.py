@@ -11,7 +11,7 @@ import pytest
 from assistant.topics import TopicService, short_authors
 from ingest.arxiv_metadata import record_to_paper
 from ingest.pipeline import Ingestor
-from ingest.topic_assign import TopicAssigner
+from ingest.service import ingest_papers
 from papertalk.errors import ConfigurationError, NotFound
 from storage.records import Paper
 from storage.store import Store
@@ -31,9 +31,7 @@ def _papers(ids: list[str]) -> list[Paper]:
 
 
 def _ingest(store: Store, papers: list[Paper]) -> list[str]:
-    report = Ingestor(store).run(papers)
-    TopicAssigner(store).assign_new(report.paper_ids)  # what the CLI does after every ingest
-    return report.paper_ids
+    return ingest_papers(store, papers).report.paper_ids  # the ingest both the CLI and the API run
 
 
 def test_short_authors() -> None:

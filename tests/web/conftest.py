@@ -1,6 +1,7 @@
 """The web page in real headless Chromium (Debian's chromium + chromedriver, driven by Selenium) against the
 real app served by uvicorn on a free loopback port, over a small real store: one CC BY PDF, 40 real arXiv
-records of the demo corpus tagged with its topic, and one record whose title is markup."""
+records of the demo corpus (tagged by the topic assigner, as the demo load does: 16 of the 40 with its topic),
+and one record whose title is markup."""
 
 from __future__ import annotations
 
@@ -16,11 +17,12 @@ from typing import Any
 
 import pytest
 
-from ingest.pipeline import Ingestor
+from ingest.service import ingest_papers
 from ingest.sources import arxiv_papers, pdf_papers
 from papertalk.demo import DEMO_TOPIC
 from papertalk.settings import Settings
 from storage.store import Store
+from storage.topics import slugify
 from tests.conftest import S2ORC_PDF, demo_records
 
 CHROMIUM = os.environ.get("WEB_CHROMIUM", "/usr/bin/chromium")
@@ -56,10 +58,9 @@ def web_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     records = root / "records.jsonl"
     records.write_text("".join(json.dumps(r) + "\n" for r in [*demo_records(40), hostile_record()]))
     store = Store(Settings(_env_file=None, data_dir=root / "data"))  # type: ignore[call-arg]
-    assert not Ingestor(store).run(pdf_papers([S2ORC_PDF])).failed
-    report = Ingestor(store).run(arxiv_papers(records))
-    assert not report.failed
-    store.topics.assign(store.topics.ensure(DEMO_TOPIC), report.paper_ids)
+    assert not ingest_papers(store, pdf_papers([S2ORC_PDF])).failed  # as the demo load: the assigner tags papers
+    assert not ingest_papers(store, arxiv_papers(records)).failed
+    assert len(store.topics.paper_ids(slugify(DEMO_TOPIC))) >= 10  # a page of latest papers
     store.close()
     return root / "data"
 

@@ -1,0 +1,83 @@
+"""Loading the bundled demo corpus into a store (first run only), for the CLI's `papertalk demo` or any other door.
+
+The corpus goes through the same ingest as any other (`ingest.service`), its chunk vectors read from the
+shipped file when they match. No paper is tagged by hand: the topic assigner scores every paper against the
+bundled registry (which covers the corpus's field), so the demo topic holds the papers the assigner puts
+there and the neighbouring topics theirs.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+
+from ingest.demo_vectors import shipped_outcome, use_shipped_vectors
+from ingest.pipeline import IngestReport, ProgressFn
+from ingest.service import assign_topics, ingest_papers
+from ingest.sources import arxiv_papers, count_lines, count_pdfs, pdf_papers
+from ingest.topic_assign import AssignReport
+from papertalk.demo import DEMO_METADATA, DEMO_PDFS, DEMO_TOPIC, DEMO_VERSION
+from storage.store import Store
+from storage.topics import slugify
+
+log = logging.getLogger(__name__)
+
+DEMO_META = "demo_loaded"  # catalog meta key: the DEMO_VERSION loaded into this store
+HAND_TAGGED = "1"  # the demo version that tagged every record with the demo topic by hand
+
+# (what is being ingested, how many items or None) -> a context that yields `advance(n)`
+ProgressFactory = Callable[[str, int | None], AbstractContextManager[ProgressFn]]
+SayFn = Callable[[str], None]
+
+
+@dataclass
+class DemoLoad:
+    """What a demo load did: one ingest report per part (records, PDFs), the topic assignment, and where the
+    chunk vectors came from."""
+
+    reports: list[tuple[str, IngestReport]] = field(default_factory=list)
+    topics: AssignReport = field(default_factory=AssignReport)
+    vectors: str = ""
+
+    @property
+    def failed(self) -> bool:
+        return any(report.failed for _, report in self.reports)
+
+
+def demo_loaded(store: Store) -> bool:
+    """True when this store holds the current demo corpus already."""
+    return store.catalog.get_meta(DEMO_META) == DEMO_VERSION
+
+
+@contextmanager
+def _no_progress(description: str, total: int | None) -> Iterator[ProgressFn]:
+    yield lambda n: None
+
+
+def load_demo_corpus(store: Store, progress: ProgressFactory = _no_progress, say: SayFn = log.info) -> DemoLoad | None:
+    """Ingest the demo corpus (records, then PDFs), then assign topics to all its papers in one pass; None when
+    the store has it already. `say` is told before the long part starts when every chunk has to be embedded;
+    `DemoLoad.vectors` says afterwards how the shipped vectors served."""
+    if demo_loaded(store):
+        return None
+    shipped, why = use_shipped_vectors(store)
+    if shipped is None:
+        say(f"Embedding every chunk (a few minutes): {why}.")
+    load = DemoLoad()
+    parts = [
+        ("demo papers", count_lines(DEMO_METADATA), lambda: arxiv_papers(DEMO_METADATA)),
+        ("demo PDFs", count_pdfs([DEMO_PDFS]), lambda: pdf_papers([DEMO_PDFS])),
+    ]
+    for name, total, items in parts:
+        with progress(name, total) as advance:
+            load.reports.append((name, ingest_papers(store, items(), progress=advance, topics=False).report))
+    if store.catalog.get_meta(DEMO_META) == HAND_TAGGED:  # a store loaded before: the assigner decides now
+        store.topics.untag(slugify(DEMO_TOPIC), load.reports[0][1].paper_ids)
+    if shipped is not None and shipped.asked:  # before topics are scored: their descriptions are no chunk misses
+        load.vectors = shipped_outcome(shipped)
+    load.topics = assign_topics(store, [pid for _, report in load.reports for pid in report.paper_ids])
+    if not load.failed:
+        store.catalog.set_meta(DEMO_META, DEMO_VERSION)
+    return load
