@@ -185,7 +185,7 @@ class TopicService:
 
         topic = self.get(name_or_slug)
         overviews = OverviewService(self.store)
-        overview = overviews.stored(topic.slug)
+        overview = overviews.stored_of(topic)
         return TopicPage(
             topic=topic,
             definition=self.topics.definition(topic.slug),

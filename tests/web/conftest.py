@@ -1,6 +1,7 @@
 """The web page in real headless Chromium (Debian's chromium + chromedriver, driven by Selenium) against the
 real app served by uvicorn on a free loopback port, over a small real store: one CC BY PDF, 40 real arXiv
-records of the demo corpus tagged with its topic, and one record whose title is markup."""
+records of the demo corpus tagged with its topic (and scored against the bundled topics), one record whose
+title is markup, and the demo topic's cited overview."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ from typing import Any
 
 import pytest
 
+from assistant.overview import OverviewService
 from ingest.pipeline import Ingestor
 from ingest.sources import arxiv_papers, pdf_papers
+from ingest.topic_assign import TopicAssigner
 from papertalk.demo import DEMO_TOPIC
 from papertalk.settings import Settings
 from storage.store import Store
@@ -60,6 +63,8 @@ def web_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     report = Ingestor(store).run(arxiv_papers(records))
     assert not report.failed
     store.topics.assign(store.topics.ensure(DEMO_TOPIC), report.paper_ids)
+    TopicAssigner(store).assign_all()  # the bundled topics too: tags, centres, related topics
+    OverviewService(store).build(DEMO_TOPIC)  # the topic page shows its cited overview
     store.close()
     return root / "data"
 
