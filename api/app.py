@@ -14,7 +14,7 @@ from fastapi.staticfiles import StaticFiles
 from api.deps import AppState
 from api.errors import install_error_handlers
 from api.limits import BodyLimit
-from api.routes import chat, conversations, health, papers, topics, uploads
+from api.routes import chat, conversations, health, library, papers, topics, uploads
 from papertalk.settings import Settings
 
 API_PREFIX = "/api"
@@ -47,7 +47,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     tag_worker(app)
     app.add_middleware(BodyLimit, settings=resolved.api)
-    for module in (chat, conversations, papers, uploads, topics, health):
+    for module in (chat, conversations, papers, library, uploads, topics, health):
         app.include_router(module.router, prefix=API_PREFIX)
     mount_web(app)
     return app

@@ -5,12 +5,14 @@ from __future__ import annotations
 import hmac
 import os
 import threading
+from functools import cached_property
 from typing import Annotated
 
 from fastapi import Depends, Request
 
 from api.errors import Unauthorized
 from assistant.service import Assistant
+from assistant.topics import TopicService
 from papertalk.settings import Settings
 from storage.store import Store
 
@@ -31,6 +33,11 @@ class AppState:
         with self._warm:
             _ = self.assistant.retriever, self.assistant.answerer
         return self.assistant
+
+    @cached_property
+    def topics(self) -> TopicService:
+        """The topic pages' service (the bundled topics are synced into the catalog once, here)."""
+        return TopicService(self.store)
 
     def close(self) -> None:
         self.store.close()
@@ -54,6 +61,10 @@ def get_assistant(request: Request) -> Assistant:
     return app_state(request).warm_assistant()
 
 
+def get_topics(request: Request) -> TopicService:
+    return app_state(request).topics
+
+
 def api_key(settings: Settings) -> str | None:
     key = settings.api.key.get_secret_value() if settings.api.key else os.environ.get(KEY_ENV)
     return key or None
@@ -75,4 +86,5 @@ def require_key(request: Request, settings: Annotated[Settings, Depends(get_sett
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 StoreDep = Annotated[Store, Depends(get_store)]
 AssistantDep = Annotated[Assistant, Depends(get_assistant)]
+TopicsDep = Annotated[TopicService, Depends(get_topics)]
 WriteAccess = Depends(require_key)

@@ -117,3 +117,138 @@ class HealthOut(BaseModel):
     vectors: int | None = None
     embedding_model: str | None = None
     chroma: str | None = None
+
+
+# --- topics ----------------------------------------------------------------------------------------
+class TopicOut(BaseModel):
+    slug: str
+    name: str
+    description: str
+    papers: int = Field(description="Indexed papers in the topic.")
+
+
+class TagOut(BaseModel):
+    slug: str
+    name: str
+    score: float | None = Field(description="Assignment score; null for a tag given at ingest.")
+
+
+class PaperItemOut(BaseModel):
+    """A paper as a listing shows it: date, title, first authors and its top two topics."""
+
+    paper_id: str
+    title: str
+    authors: list[str]
+    authors_short: str = Field(description='The first authors, then how many more ("A, B, C +6").')
+    published: date | None
+    link: str | None
+    tags: list[TagOut]
+
+
+class ListingOut(BaseModel):
+    total: int
+    offset: int
+    items: list[PaperItemOut]
+
+
+class WeekOut(BaseModel):
+    start: date
+    label: str
+    count: int
+
+
+class MomentumOut(BaseModel):
+    """Papers in the last four weeks up to `as_of`, against the four weeks before, and the weekly counts."""
+
+    as_of: date
+    historical: bool = Field(description="True: the corpus ends before today, so its newest paper's date is used.")
+    note: str
+    recent: int
+    previous: int
+    change_pct: float | None = Field(description="Change on the four weeks before; null when there were none.")
+    change: float | str | None
+    share_pct: float | None = Field(description="Share of all the corpus's papers in the last four weeks.")
+    corpus_recent: int
+    weeks: list[WeekOut]
+    sentence: str
+
+
+class RelatedOut(BaseModel):
+    slug: str
+    name: str
+    shared: int = Field(description="Papers in both topics.")
+    overlap: float
+    jaccard: float
+    similarity: float | None = Field(description="Cosine of the two topics' centres.")
+    strength: float = Field(description="Mean of the overlap and the centre similarity.")
+
+
+class SectionOut(BaseModel):
+    kind: str
+    title: str
+    sentences: list[int] = Field(description="Indices into `answer.sentences`.")
+    theme_id: int | None = None
+
+
+class ThemeOut(BaseModel):
+    theme_id: int
+    label: str
+    terms: list[str]
+    size: int
+    paper_ids: list[str]
+    scores: list[float]
+
+
+class OverviewOut(BaseModel):
+    """A cited overview of a topic or of one paper: `answer.text` carries [n] markers into `answer.sources`."""
+
+    kind: str = Field(description="topic or paper")
+    key: str
+    subject: str
+    backend: str
+    built_at: str
+    papers: int = Field(description="Papers it was built from.")
+    answer: AnswerOut
+    sections: list[SectionOut]
+    themes: list[ThemeOut]
+    notes: list[str]
+    new_since_built: list[str] = Field(default_factory=list, description="The topic's papers added since.")
+
+
+class TopicPageOut(BaseModel):
+    slug: str
+    name: str
+    description: str
+    abbreviations: dict[str, str]
+    papers: int
+    momentum: MomentumOut
+    latest: ListingOut
+    related: list[RelatedOut]
+    followed: bool
+    unscored: int = Field(description="Indexed papers not scored against the topics yet.")
+    stale: bool = Field(description="Topics changed since papers were scored.")
+    overview: OverviewOut | None = Field(description="The stored cited overview; null until one is built.")
+
+
+class FollowOut(TopicOut):
+    followed: bool
+    changed: bool = Field(description="False when the topic was already (un)followed.")
+
+
+class WhatsNewOut(BaseModel):
+    slug: str
+    name: str
+    since: str = Field(description="The last look at the topic.")
+    papers: list[PaperItemOut]
+
+
+class SavedOut(BaseModel):
+    paper: PaperItemOut
+    saved: bool
+    changed: bool = Field(description="False when the paper already was (or was not) on the reading list.")
+
+
+class OverviewBuiltOut(OverviewOut):
+    changes: dict[str, Any] = Field(
+        description="What changed since the stored build: new and removed papers, new and grown themes, sentences."
+    )

@@ -59,7 +59,11 @@ class OverviewService:
 
     def stored(self, name: str) -> Overview | None:
         """The stored overview of a topic, as it was built; None when there is none yet."""
-        row = self.overviews.get(self.topic(name).slug)
+        return self.stored_of(self.topic(name))
+
+    def stored_of(self, topic: Topic) -> Overview | None:
+        """The stored overview of a topic already looked up."""
+        row = self.overviews.get(topic.slug)
         return _from_stored(row) if row else None
 
     def new_since(self, overview: Overview) -> list[str]:

@@ -28,7 +28,7 @@ class AsOf:
 
     def note(self) -> str:
         if self.historical:
-            return f"as of {self.day.isoformat()}, the date of the newest paper (the corpus ends there)"
+            return f"as of {self.day.isoformat()}, the date of the newest paper (a historical corpus: it ends there)"
         return f"as of {self.day.isoformat()}"
 
 
@@ -90,6 +90,7 @@ class Momentum:
         return {
             "as_of": self.as_of.day.isoformat(),
             "historical": self.as_of.historical,
+            "note": self.as_of.note(),
             "recent": self.recent,
             "previous": self.previous,
             "change_pct": self.change_pct,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -26,6 +26,9 @@ from storage.catalog import PaperRow
 from storage.library import Follow
 from storage.store import Store
 from storage.topics import Tag, Topic, TopicDef
+
+if TYPE_CHECKING:
+    from assistant.overview_types import Overview
 
 AUTHORS_SHOWN = 3
 
@@ -83,6 +86,8 @@ class TopicPage:
     followed: bool
     unscored: int  # indexed papers not scored yet (`papertalk topics assign` scores them)
     stale: bool  # topics changed since papers were scored
+    overview: Overview | None = None  # the stored cited overview (`papertalk overview` builds it)
+    new_since_overview: list[str] = field(default_factory=list)  # the topic's papers it was not built from
 
     def abbreviations_text(self) -> str:
         abbreviations = self.definition.abbreviations if self.definition else {}
@@ -102,7 +107,13 @@ class TopicPage:
             "followed": self.followed,
             "unscored": self.unscored,
             "stale": self.stale,
+            "overview": self._overview_dict(),
         }
+
+    def _overview_dict(self) -> dict[str, Any] | None:
+        if self.overview is None:
+            return None
+        return {**self.overview.to_dict(), "new_since_built": self.new_since_overview}
 
 
 @dataclass(frozen=True)
@@ -170,7 +181,11 @@ class TopicService:
     def page(
         self, name_or_slug: str, as_of: date | None = None, limit: int = 10, offset: int = 0, today: date | None = None
     ) -> TopicPage:
+        from assistant.overview import OverviewService
+
         topic = self.get(name_or_slug)
+        overviews = OverviewService(self.store)
+        overview = overviews.stored_of(topic)
         return TopicPage(
             topic=topic,
             definition=self.topics.definition(topic.slug),
@@ -180,6 +195,8 @@ class TopicService:
             followed=any(f.slug == topic.slug for f in self.store.library.follows()),
             unscored=self.topics.count_unscored(),
             stale=self.topics.stale(),
+            overview=overview,
+            new_since_overview=overviews.new_since(overview) if overview else [],
         )
 
     # --- user topics ------------------------------------------------------------------------------

@@ -91,37 +91,35 @@ def topics_show(
     if as_json:
         _print_json(page.to_dict())
         return
-    print_page(page, service.store)
+    print_page(page)
 
 
-def print_stored_overview(store: Store, slug: str) -> bool:
-    """Print the topic's stored overview (built by `papertalk overview`); False when there is none."""
-    try:
-        from assistant.overview import OverviewService  # type: ignore[import-not-found,unused-ignore]
-        from cli.overview import print_overview  # type: ignore[import-not-found,unused-ignore]
-    except ImportError:  # a build without topic overviews
-        return False
-    stored = OverviewService(store).stored(slug)
-    if stored is None:
-        return False
-    print_overview(stored)
-    return True
-
-
-def print_page(page: TopicPage, store: Store) -> None:
+def print_page(page: TopicPage) -> None:
     topic = page.topic
     console.print(f"[bold]{escape(topic.name)}[/bold] ({topic.slug}) · {papers(topic.papers)}", highlight=False)
     if page.abbreviations_text():
         console.print(escape(page.abbreviations_text()), highlight=False)
     if topic.description:
         console.print(escape(topic.description), highlight=False)
-    console.print("\n[bold]Overview[/bold]")
-    if not print_stored_overview(store, topic.slug):
-        console.print(f'No overview yet: `papertalk overview "{escape(topic.name)}"` builds one.', highlight=False)
+    print_page_overview(page)
     print_momentum(page.momentum)
     print_latest(page)
     print_related(page.related)
     _print_footer(page)
+
+
+def print_page_overview(page: TopicPage) -> None:
+    from cli.overview import print_overview
+
+    name = escape(page.topic.name)
+    console.print("\n[bold]Overview[/bold]")
+    if page.overview is None:
+        console.print(f'No overview yet: `papertalk overview "{name}"` builds one.', highlight=False)
+        return
+    print_overview(page.overview)
+    if page.new_since_overview:
+        n = papers(len(page.new_since_overview))
+        console.print(f'{n} added since it was built: `papertalk overview "{name}" --refresh`', highlight=False)
 
 
 def bar(count: int, top: int, width: int = BAR_WIDTH) -> str:

@@ -9,7 +9,8 @@ from fastapi import APIRouter, Query
 from fastapi.responses import FileResponse
 
 from api.deps import StoreDep
-from api.schemas import PaperOut, PaperPage
+from api.schemas import OverviewOut, PaperOut, PaperPage
+from assistant.overview import OverviewService
 from papertalk.errors import NotFound
 from storage.catalog import PaperRow
 from storage.queries import PaperQuery, get_paper, search_papers, stored_pdf
@@ -66,6 +67,13 @@ def get_paper_pdf(paper_id: str, store: StoreDep) -> FileResponse:
     return FileResponse(
         path, media_type="application/pdf", content_disposition_type="inline", filename=f"{slugify(row.paper_id)}.pdf"
     )
+
+
+@router.get("/{paper_id}/overview", response_model=OverviewOut)
+def get_paper_overview(paper_id: str, store: StoreDep) -> Any:
+    """A cited one-paper overview: what it is about, its method, results and limitations, each sentence
+    citing the passage it is quoted from with its pages."""
+    return OverviewService(store).summarize(paper_id).to_dict()
 
 
 __all__ = ["router"]

@@ -57,26 +57,33 @@ const topicHref = (slug) => `#/topic/${encodeURIComponent(slug)}`;
 const pdfHref = (id, page) => `/api/papers/${encodeURIComponent(id)}/pdf${page ? `#page=${page}` : ""}`;
 
 // --- answers: sentences with numbered citations ------------------------------------------------------
+function sentenceSpan(sentence, sources) {
+  const part = el("span", { class: sentence.supported === false ? "sentence unsupported" : "sentence" });
+  if (sentence.supported === false) part.title = "No passage supports this sentence well";
+  part.append(document.createTextNode(sentence.text.replace(/\s*\[\d+\]/g, "")));
+  for (const citation of sentence.citations || []) {
+    part.append(citeButton(citation, sources[citation.number - 1]));
+  }
+  if (sentence.supported === false) part.append(el("span", { class: "flag", text: "unsupported" }));
+  return part;
+}
+
+function prose(sentences, sources) {
+  const out = el("p", { class: "answer-text" });
+  for (const sentence of sentences) out.append(sentenceSpan(sentence, sources), document.createTextNode(" "));
+  return out;
+}
+
 function renderAnswer(answer) {
   const box = el("div", { class: "answer", "data-backend": answer.backend || "" });
   if (answer.abstained) {
     box.append(el("p", { class: "abstained", role: "status",
       text: "No answer: the papers in scope do not say this, so papertalk will not guess." }));
   }
-  const prose = el("p", { class: "answer-text" });
   const sources = answer.sources || [];
-  for (const sentence of answer.sentences || []) {
-    const part = el("span", { class: sentence.supported === false ? "sentence unsupported" : "sentence" });
-    if (sentence.supported === false) part.title = "No passage supports this sentence well";
-    part.append(document.createTextNode(sentence.text.replace(/\s*\[\d+\]/g, "")));
-    for (const citation of sentence.citations || []) {
-      part.append(citeButton(citation, sources[citation.number - 1]));
-    }
-    if (sentence.supported === false) part.append(el("span", { class: "flag", text: "unsupported" }));
-    prose.append(part, document.createTextNode(" "));
-  }
-  if (!(answer.sentences || []).length && answer.text && !answer.abstained) prose.textContent = answer.text;
-  box.append(prose);
+  const text = prose(answer.sentences || [], sources);
+  if (!(answer.sentences || []).length && answer.text && !answer.abstained) text.textContent = answer.text;
+  box.append(text);
   if (sources.length) box.append(sourceList(sources));
   for (const note of answer.notes || []) box.append(el("p", { class: "note muted", text: note }));
   return box;
@@ -244,7 +251,7 @@ function svg(tag, attrs) {
 }
 
 function weeklyChart(weeks) {
-  const width = 640, height = 160, pad = 22;
+  const width = 440, height = 150, pad = 20;
   const top = Math.max(1, ...weeks.map((w) => w.count));
   const step = (width - 2 * pad) / Math.max(1, weeks.length);
   const chart = svg("svg", { viewBox: `0 0 ${width} ${height}`, class: "chart", role: "img",
@@ -257,9 +264,11 @@ function weeklyChart(weeks) {
     tip.textContent = `Week of ${week.label}: ${week.count} papers`;
     bar.append(tip);
     chart.append(bar);
-    if (i % 4 === 0 || i === weeks.length - 1) {
-      const label = svg("text", { x: pad + i * step + step / 2, y: height - 6, "text-anchor": "middle" });
-      label.textContent = week.label;
+    const last = i === weeks.length - 1;
+    if (last || (i % 4 === 0 && i < weeks.length - 3)) {
+      const label = svg("text", { x: last ? width - pad : pad + i * step + step / 2, y: height - 6,
+        "text-anchor": last ? "end" : "middle" });
+      label.textContent = last ? `Week of ${week.label}` : week.label;
       chart.append(label);
     }
   });
@@ -317,12 +326,32 @@ async function homePage() {
     askPanel("Ask the whole corpus", {}, "Ask about any paper in the corpus…"));
 }
 
+// The stored overview, section by section (framing, themes, challenges), numbered citations throughout.
+function renderOverview(overview) {
+  const answer = overview.answer;
+  const sources = answer.sources || [];
+  const box = el("div", { class: "answer overview-text", "data-backend": answer.backend || "" });
+  const sections = (overview.sections || []).filter((s) => s.sentences.length);
+  if (!sections.length) box.append(prose(answer.sentences, sources));
+  for (const section of sections) {
+    const title = section.kind === "framing" ? null : el("h3", { text: section.title });
+    box.append(el("div", { class: `ov-section ov-${section.kind}` }, title,
+      prose(section.sentences.map((i) => answer.sentences[i]).filter(Boolean), sources)));
+  }
+  if (sources.length) box.append(sourceList(sources));
+  const when = overview.built_at.replace("T", " ").slice(0, 16);
+  const built = overview.kind === "paper" ? `Quoted from the paper, ${when} (${overview.backend}).`
+    : `Built ${when} from ${overview.papers} papers (${overview.backend}).`;
+  const pending = (overview.new_since_built || []).length;
+  box.append(el("p", { class: "note muted", text: pending ? `${built} ${pending} papers added since: refresh it with papertalk overview --refresh.` : built }));
+  return box;
+}
+
 function overviewSection(data) {
   const section = el("section", { class: "overview card" }, el("h2", { text: "Overview" }));
   const overview = data.overview;
-  const answer = overview && (overview.answer || overview);
-  if (answer && answer.sentences && answer.sentences.length) section.append(renderAnswer(answer));
-  else section.append(el("p", { class: "muted", text: "No overview yet for this topic; ask a question below." }));
+  if (overview && overview.answer && (overview.answer.sentences || []).length) section.append(renderOverview(overview));
+  else section.append(el("p", { class: "muted", text: `No overview yet: \`papertalk overview "${data.name}"\` builds one. Ask a question below meanwhile.` }));
   return section;
 }
 
@@ -330,9 +359,8 @@ function momentumSection(momentum) {
   const section = el("section", { class: "momentum card" }, el("h2", { text: "Momentum" }));
   if (!momentum) return section.appendChild(el("p", { class: "muted", text: "No momentum figures for this topic yet." })) && section;
   section.append(el("p", { class: "momentum-line", text: momentum.sentence || "" }));
-  if (momentum.as_of) {
-    const note = momentum.historical ? `as of ${momentum.as_of}, the corpus's newest paper` : `as of ${momentum.as_of}`;
-    section.append(el("p", { class: "muted small", text: note }));
+  if (momentum.note || momentum.as_of) {
+    section.append(el("p", { class: "muted small momentum-note", text: momentum.note || `as of ${momentum.as_of}` }));
   }
   if (momentum.weeks && momentum.weeks.length) section.append(weeklyChart(momentum.weeks));
   return section;
@@ -343,25 +371,33 @@ function relatedSection(related) {
   if (!related || !related.length) return section.appendChild(el("p", { class: "muted", text: "None yet." })) && section;
   section.append(el("ul", {}, related.map((r) => el("li", {},
     el("a", { href: topicHref(r.slug), text: r.name }),
-    el("span", { class: "muted", text: r.shared !== undefined ? ` ${r.shared} shared papers` : "" })))));
+    el("span", { class: "strength", title: "Strength: shared papers and closeness of the topics' centres",
+      text: ` ${Number(r.strength).toFixed(2)}` }),
+    el("span", { class: "muted", text: ` · ${r.shared} shared paper${r.shared === 1 ? "" : "s"}` })))));
   return section;
 }
 
-function followButton(data) {
-  let followed = Boolean(data.followed);
-  const button = el("button", { type: "button", class: "follow" });
-  const paint = () => { button.textContent = followed ? "Following ✓" : "Follow"; button.setAttribute("aria-pressed", String(followed)); };
+// A button that switches a state on the server: POST to turn it on, DELETE to turn it off.
+function toggleButton(cls, url, on, labels) {
+  let state = Boolean(on);
+  const button = el("button", { type: "button", class: cls });
+  const paint = () => { button.textContent = labels[state ? 1 : 0]; button.setAttribute("aria-pressed", String(state)); };
   paint();
   button.addEventListener("click", async () => {
     try {
-      await getJSON(`/api/topics/${encodeURIComponent(data.slug)}/follow`, { method: followed ? "DELETE" : "POST" });
-      followed = !followed;
+      await getJSON(url, { method: state ? "DELETE" : "POST" });
+      state = !state;
       paint();
     } catch (error) {
       button.after(failure(error));
     }
   });
   return button;
+}
+
+function followButton(data) {
+  return toggleButton("follow", `/api/topics/${encodeURIComponent(data.slug)}/follow`, data.followed,
+    ["Follow", "Following ✓"]);
 }
 
 async function latestOf(data) {
@@ -399,14 +435,34 @@ async function topicPage(slug) {
     abbreviations ? el("p", { class: "abbreviations", text: abbreviations }) : null,
     data.description ? el("p", { class: "muted", text: data.description }) : null);
   const latest = await latestOf(data);
-  const main = el("div", { class: "col-main" }, overviewSection(data), momentumSection(data.momentum), latestSection(data, latest));
-  const side = el("div", { class: "col-side" },
+  const main = el("div", { class: "col-main" }, overviewSection(data), latestSection(data, latest));
+  const side = el("div", { class: "col-side" }, momentumSection(data.momentum),
     askPanel("Ask about this topic", { topic: data.slug }, `Ask about ${data.name}…`), relatedSection(data.related));
   show(head, el("div", { class: "columns" }, main, side));
 }
 
+// "Summarise this paper": its framing, method, results and limitations, each sentence cited with its page.
+function summaryButton(paper) {
+  const button = el("button", { type: "button", class: "follow summarize", text: "Summarise this paper" });
+  button.addEventListener("click", async () => {
+    const box = document.getElementById("summary");
+    button.disabled = true;
+    box.replaceChildren(el("p", { class: "muted", text: "Reading the paper…" }));
+    try {
+      const summary = await getJSON(`/api/papers/${encodeURIComponent(paper.paper_id)}/overview`);
+      box.replaceChildren(el("section", { class: "summary" }, el("h2", { text: "Summary" }), renderOverview(summary)));
+    } catch (error) {
+      box.replaceChildren(failure(error));
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return button;
+}
+
 async function paperPage(paperId) {
   const paper = await getJSON(`/api/papers/${encodeURIComponent(paperId)}`);
+  const saved = (await getJSON("/api/saved").catch(() => [])).some((p) => p.paper_id === paper.paper_id);
   document.title = `${paper.title} · papertalk`;
   const links = el("p", { class: "links" });
   if (paper.link) links.append(el("a", { href: paper.link, target: "_blank", rel: "noopener", text: "arXiv page" }));
@@ -419,7 +475,11 @@ async function paperPage(paperId) {
     topics.length ? el("p", {}, ...topics) : null,
     el("h2", { text: "Abstract" }),
     el("p", { class: "abstract", text: paper.abstract || "No abstract (a PDF read without one)." }),
-    links),
+    links,
+    el("p", { class: "actions" }, summaryButton(paper),
+      toggleButton("follow save", `/api/papers/${encodeURIComponent(paper.paper_id)}/save`, saved,
+        ["Save to reading list", "Saved ✓"])),
+    el("div", { id: "summary" })),
   askPanel("Ask PDF", { paper_id: paper.paper_id }, "Ask this paper a question…"));
 }
 

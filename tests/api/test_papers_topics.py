@@ -1,4 +1,4 @@
-"""Papers, topics and health through the real app over the answer corpus."""
+"""Papers and health through the real app over the answer corpus (topics: test_topics.py)."""
 
 from __future__ import annotations
 
@@ -74,17 +74,6 @@ def test_a_catalog_path_outside_the_data_dir_is_never_served(empty_client: TestC
     assert_problem(empty_client.get("/api/papers/pdf-x/pdf"), 404, "keeps no pdf")
 
 
-def test_topics_list_one_topic_and_its_papers(client: TestClient) -> None:
-    topics = client.get("/api/topics").json()
-    assert [(t["name"], t["papers"]) for t in topics] == [(TOPIC, 30)]
-    slug = topics[0]["slug"]
-    assert client.get(f"/api/topics/{slug}").json()["name"] == TOPIC
-    page = client.get(f"/api/topics/{slug}/papers", params={"limit": 7, "offset": 28}).json()
-    assert page["total"] == 30 and len(page["papers"]) == 2
-    assert_problem(client.get("/api/topics/no-such-topic"), 404, "no topic")
-    assert_problem(client.get("/api/topics/no-such-topic/papers"), 404, "no topic")
-
-
 def test_health_and_readiness_count_the_store(client: TestClient, empty_client: TestClient) -> None:
     health = client.get("/api/health").json()
     assert health["status"] == "ok" and health["papers_indexed"] == 32 and health["chunks"] > 32
@@ -102,7 +91,13 @@ def test_openapi_documents_every_route(client: TestClient) -> None:
         "/api/papers/{paper_id}/pdf",
         "/api/uploads",
         "/api/uploads/{upload_id}",
+        "/api/topics/{slug}",
         "/api/topics/{slug}/papers",
+        "/api/topics/{slug}/follow",
+        "/api/topics/{slug}/overview",
+        "/api/whatsnew",
+        "/api/saved",
+        "/api/papers/{paper_id}/overview",
         "/api/health",
         "/api/ready",
     ]:

@@ -30,6 +30,7 @@ def ok(*args: str) -> str:
 
 
 def test_overview_then_refresh_after_new_papers(own_dir: Path, tmp_path: Path) -> None:
+    assert "No overview yet" in ok("topics", "show", TOPIC)
     first = ok("overview", TOPIC)
     assert TOPIC in first and "Main themes:" in first and "Sources" in first and "[1]" in first
     assert ok("overview", TOPIC) == first  # read back, not rebuilt
@@ -38,6 +39,10 @@ def test_overview_then_refresh_after_new_papers(own_dir: Path, tmp_path: Path) -
     titles = [store.catalog.get(pid).title for pid in new]  # type: ignore[union-attr]
     store.close()
     assert "3 papers added since it was built: run with --refresh" in ok("overview", TOPIC)
+    page = ok("topics", "show", TOPIC)  # the topic page shows the stored overview and what it lacks
+    assert "Main themes:" in page and "[1]" in page and "3 papers added since it was built" in page
+    shown = json.loads(ok("topics", "show", TOPIC, "--json"))["overview"]
+    assert sorted(shown["new_since_built"]) == sorted(new) and shown["answer"]["sentences"]
     refreshed = ok("overview", TOPIC, "--refresh")
     assert "What changed" in refreshed and "3 new papers, 0 removed" in refreshed
     for pid, title in zip(new, titles, strict=True):

@@ -1,7 +1,7 @@
 """The web page in real headless Chromium (Debian's chromium + chromedriver, driven by Selenium) against the
 real app served by uvicorn on a free loopback port, over a small real store: one CC BY PDF, 40 real arXiv
 records of the demo corpus (tagged by the topic assigner, as the demo load does: 16 of the 40 with its topic),
-and one record whose title is markup."""
+one record whose title is markup, and the demo topic's cited overview."""
 
 from __future__ import annotations
 
@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from assistant.overview import OverviewService
 from ingest.service import ingest_papers
 from ingest.sources import arxiv_papers, pdf_papers
 from papertalk.demo import DEMO_TOPIC
@@ -61,6 +62,7 @@ def web_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert not ingest_papers(store, pdf_papers([S2ORC_PDF])).failed  # as the demo load: the assigner tags papers
     assert not ingest_papers(store, arxiv_papers(records)).failed
     assert len(store.topics.paper_ids(slugify(DEMO_TOPIC))) >= 10  # a page of latest papers
+    OverviewService(store).build(DEMO_TOPIC)  # the topic page shows its cited overview
     store.close()
     return root / "data"
 

@@ -31,6 +31,7 @@ def css(driver: Any, selector: str) -> list[Any]:
 
 
 def open_page(driver: Any, url: str, ready: str) -> None:
+    driver.get("about:blank")  # a full load: a new hash alone keeps the last page's elements until it redraws
     driver.get(url)
     wait_for(driver, ready)
 
@@ -57,18 +58,33 @@ def topic_json(server: str) -> dict[str, Any]:
         return data
 
 
-def test_topic_page_shows_momentum_chart_and_latest_papers(browser: Any, server: str, shots: Path | None) -> None:
-    if "momentum" not in topic_json(server):
-        pytest.skip("this build's topic API reports no momentum (the topic pages' service is not merged in)")
+def test_topic_page_shows_momentum_chart_overview_related_and_latest_papers(
+    browser: Any, server: str, shots: Path | None
+) -> None:
     open_page(browser, f"{server}/#/topic/{SLUG}", ".momentum-line")
     assert css(browser, "h1")[0].text == DEMO_TOPIC
-    line = css(browser, ".momentum-line")[0].text
-    assert "in the last four weeks" in line
-    bars = css(browser, "svg.chart rect.bar")
-    assert len(bars) >= 4
-    assert len(css(browser, "#latest li.paper")) >= 10
-    assert css(browser, "button.follow")[0].text == "Follow"
+    assert "RL: Reinforcement Learning" in css(browser, ".abbreviations")[0].text
+    assert "in the last four weeks" in css(browser, ".momentum-line")[0].text
+    assert "historical corpus" in css(browser, ".momentum-note")[0].text  # the demo corpus ended long ago
+    assert len(css(browser, "svg.chart rect.bar")) == 13
+    assert any(t.text.startswith("Week of") for t in css(browser, "svg.chart text"))
+    cites = css(browser, ".overview button.cite")
+    assert cites and cites[0].text == "[1]"
+    numbers = {int(c.get_attribute("data-number")) for c in cites}
+    assert numbers == set(range(1, len(css(browser, ".overview ol.sources li")) + 1))
+    related = css(browser, ".related li")
+    assert related and all(float(css(r, ".strength")[0].text) > 0 for r in related)
+    papers = css(browser, "#latest li.paper")
+    assert len(papers) >= 10 and all(css(item, ".tag") for item in papers)
+    follow = css(browser, "button.follow")[0]
+    assert follow.text == "Follow"
     save(browser, shots, "topic-page.png")
+    follow.click()
+    wait_for(browser, "button.follow[aria-pressed=true]")
+    assert topic_json(server)["followed"] is True
+    follow.click()
+    wait_for(browser, "button.follow[aria-pressed=false]")
+    assert topic_json(server)["followed"] is False
 
 
 def test_j_and_k_move_through_papers_and_enter_opens_one(browser: Any, server: str) -> None:
@@ -128,6 +144,11 @@ def test_upload_a_pdf_then_ask_it_a_question(browser: Any, server: str, shots: P
     ]
     assert pdf_links, "a cited passage of an uploaded PDF links to the PDF at its page"
     save(browser, shots, "ask-pdf.png")
+    css(browser, "#passage-close")[0].click()
+    css(browser, "button.summarize")[0].click()
+    wait_for(browser, "#summary .summary button.cite", timeout=240)
+    pages = [s.text.strip() for s in css(browser, "#summary ol.sources li span.muted")]
+    assert pages and all(p.startswith(("p.", "pp.")) for p in pages), pages  # each cited with its pages
 
 
 def test_a_title_with_markup_renders_as_text(browser: Any, server: str) -> None:
