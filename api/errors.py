@@ -45,6 +45,7 @@ TITLES = {
     413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
+    429: "Too many requests",
     500: "Internal server error",
     503: "Service unavailable",
 }

@@ -187,6 +187,12 @@ class ApiSettings(_Group):
     max_upload_mb: float = Field(50.0, gt=0, description="Largest PDF the HTTP API accepts for upload, in MB.")
     max_body_kb: int = Field(64, ge=1, description="Largest request body of the other HTTP API routes, in KB.")
     max_question_chars: int = Field(2000, ge=10, description="Longest question the HTTP API accepts, in characters.")
+    chat_per_minute: int = Field(
+        60, ge=0, description="Chat requests one client (address) may make per minute, per server process; 0: no limit."
+    )
+    uploads_per_minute: int = Field(
+        20, ge=0, description="PDF uploads one client (address) may make per minute, per server process; 0: no limit."
+    )
 
 
 class Settings(BaseSettings):
