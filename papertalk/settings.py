@@ -104,6 +104,9 @@ class LLMSettings(_Group):
         description="OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio); falls back to `OPENAI_BASE_URL`.",
     )
     timeout_s: float = Field(60.0, gt=0, description="Seconds to wait for the LLM server.")
+    answer_timeout_s: float = Field(
+        300.0, gt=0, description="Longest a whole answer may take to arrive; a reply still coming then is cut off."
+    )
     max_retries: int = Field(1, ge=0, description="Retries on transient LLM server errors.")
     temperature: float = Field(0.1, ge=0, le=2, description="Sampling temperature.")
     max_tokens: int = Field(700, ge=16, description="Longest answer, in tokens.")
