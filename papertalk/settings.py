@@ -60,6 +60,7 @@ class ChromaSettings(_Group):
         description="`local`: embedded Chroma (PersistentClient) in the data directory. "
         "`http`: a Chroma server at host:port (`chroma run`, or a managed Chroma).",
     )
+    timeout_s: float = Field(60.0, gt=0, description="Seconds to wait for the Chroma server (`http` mode).")
     host: str | None = Field(None, description="Chroma server host; setting it selects `http` mode.")
     port: int = Field(8000, description="Chroma server port.")
     ssl: bool = Field(False, description="Use https to reach the Chroma server.")
