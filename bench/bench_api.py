@@ -94,7 +94,7 @@ def free_port() -> int:
 def start_server(
     data_dir: Path, port: int, workers: int = 1, env: dict[str, str] | None = None
 ) -> subprocess.Popen[bytes]:
-    cmd = [sys.executable, "-m", "papertalk", "--data-dir", str(data_dir), "serve", "--port", str(port)]
+    cmd = [sys.executable, "-m", "cli", "--data-dir", str(data_dir), "serve", "--port", str(port)]
     cmd += ["--workers", str(workers)]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.monotonic() + 300

@@ -116,7 +116,7 @@ def main() -> None:
         + "\n\nThe target is under 180 s on two cores. pip's download cache was warm (packages are fetched from "
         "the machine's local index either way). Before the vectors shipped, the load step embedded all 4,683 chunks: "
         "about 7.5 minutes on this machine (measured before this change, not in this run; building the file with "
-        "`python -m papertalk.demo_vectors build` took about 25 minutes at a load average of 10-13). The install "
+        "`python -m ingest.demo_vectors build` took about 25 minutes at a load average of 10-13). The install "
         "time depends mostly on the machine's load: 112 s was measured earlier on this machine."
     )
     publish(args, "first_run", "First run: fresh clone to the served demo page (bench_first_run)", MODULE, body)

@@ -61,7 +61,7 @@ def ensure_demo() -> None:
         return
     print(f"loading the demo corpus into {DEMO_DIR} (once; 10-20 min on a shared machine)…", flush=True)
     env = {**os.environ, "PAPERTALK_DATA_DIR": str(DEMO_DIR)}
-    subprocess.run([sys.executable, "-m", "papertalk", "demo", "--load-only"], cwd=ROOT, env=env, check=True)
+    subprocess.run([sys.executable, "-m", "cli", "demo", "--load-only"], cwd=ROOT, env=env, check=True)
 
 
 @contextmanager

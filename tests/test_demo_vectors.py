@@ -10,8 +10,7 @@ import numpy as np
 import pytest
 
 from ingest.chunking import Chunker
-from ingest.sources import pdf_papers
-from papertalk.demo_vectors import (
+from ingest.demo_vectors import (
     VECTORS_FILE,
     ShippedVectors,
     read_shipped,
@@ -20,6 +19,7 @@ from papertalk.demo_vectors import (
     text_key,
     texts_digest,
 )
+from ingest.sources import pdf_papers
 from papertalk.settings import Settings
 from storage.embeddings import LocalMiniLMEmbedding
 from tests.conftest import LONGEVAL_PDF

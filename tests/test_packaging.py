@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ["papertalk", "ingest", "storage", "assistant", "prompts"]
+PACKAGES = ["papertalk", "ingest", "storage", "assistant", "prompts", "api", "cli"]
 
 
 def test_editable_install_uses_a_plain_path_file_without_warnings(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ from tests.assistant.conftest import TOPIC
 from tests.conftest import LONGEVAL_PDF
 from tests.helpers.cli import run_cli
 
-PAPERTALK = [sys.executable, "-m", "papertalk"]
+PAPERTALK = [sys.executable, "-m", "cli"]
 
 
 def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
@@ -207,7 +207,7 @@ def test_word_wrap_breaks_streamed_pieces_between_words() -> None:
 
     from rich.console import Console
 
-    from papertalk.cli_answers import WordWrap
+    from cli.answers import WordWrap
 
     text = (
         "S2ORC contains 81.1M papers [1]. Its full-text subset, parsed from PDFs and LaTeX, covers 8.1M papers "

@@ -238,7 +238,7 @@ def test_unreachable_arxiv_is_a_clear_problem_per_id(
 
 def _papertalk(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-c", "from papertalk.cli import main; main()", *args],
+        [sys.executable, "-c", "from cli.main import main; main()", *args],
         env={**os.environ, "COLUMNS": "300", **env},
         capture_output=True,
         text=True,

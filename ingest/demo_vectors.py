@@ -1,6 +1,6 @@
 """Shipped vectors of the demo corpus, so its first load embeds nothing.
 
-`python -m papertalk.demo_vectors build` ingests the demo corpus into a scratch data directory with the real
+`python -m ingest.demo_vectors build` ingests the demo corpus into a scratch data directory with the real
 pipeline and the real model, recording each chunk's vector, and writes papertalk/demo/vectors.npz: the
 vectors (float16, compressed), each chunk text's key, and what they depend on: the model's sha256, the chunking
 settings and a hash of the chunk ids and texts. A load hands them to the real `Ingestor` through
@@ -204,7 +204,7 @@ def build(out: Path = VECTORS_FILE) -> dict[str, Any]:
 
 def main(argv: list[str]) -> int:
     if argv[:1] != ["build"]:
-        print("usage: python -m papertalk.demo_vectors build", file=sys.stderr)
+        print("usage: python -m ingest.demo_vectors build", file=sys.stderr)
         return 2
     meta = build()
     size = VECTORS_FILE.stat().st_size / 2**20

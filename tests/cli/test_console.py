@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from papertalk.console import MovingRate, final_line, status_line
+from cli.console import MovingRate, final_line, status_line
 from tests.helpers.cli import run_cli
 
 

@@ -1,6 +1,6 @@
 """CLI commands for topics: `topics list|show|add|assign|follow|unfollow`, `whatsnew`, `papers save|unsave|saved`.
 
-Registered on the main app by `papertalk.cli`; the logic is in `assistant.topics` (shared with the HTTP API).
+Registered on the main app by `cli.main`; the logic is in `assistant.topics` (shared with the HTTP API).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Optional
 import typer
 from rich.markup import escape
 
-from papertalk.console import console, err_console, progress_bar
+from cli.console import console, err_console, progress_bar
 
 if TYPE_CHECKING:
     from assistant.topic_stats import Momentum, Related
@@ -42,7 +42,7 @@ BAR_WIDTH = 30
 
 def _service() -> TopicService:
     from assistant.topics import TopicService
-    from papertalk.cli import get_store
+    from cli.main import get_store
 
     return TopicService(get_store())
 
@@ -86,7 +86,7 @@ def topics_show(
     as_json: JsonOpt = False,
 ) -> None:
     """A topic's page: abbreviations, overview, momentum with a weekly chart, latest papers, related topics."""
-    from papertalk.cli_answers import _date
+    from cli.answers import _date
 
     service = _service()
     page = service.page(topic, as_of=_date(as_of, "--as-of"), limit=limit, offset=offset)
@@ -100,7 +100,7 @@ def print_stored_overview(store: Store, slug: str) -> bool:
     """Print the topic's stored overview (built by `papertalk overview`); False when there is none."""
     try:
         from assistant.overview import OverviewService  # type: ignore[import-not-found,unused-ignore]
-        from papertalk.cli_overview import print_overview  # type: ignore[import-not-found,unused-ignore]
+        from cli.overview import print_overview  # type: ignore[import-not-found,unused-ignore]
     except ImportError:  # a build without topic overviews
         return False
     stored = OverviewService(store).stored(slug)
@@ -234,7 +234,7 @@ def topics_add(
 @topics_app.command("assign")
 def topics_assign() -> None:
     """Score every paper against every topic again (after topics were added or changed)."""
-    from papertalk.cli import get_store
+    from cli.main import get_store
 
     _assign_all(get_store())
 

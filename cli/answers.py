@@ -1,4 +1,4 @@
-"""CLI commands that answer: `ask`, `chat`. Registered on the main app by `papertalk.cli`."""
+"""CLI commands that answer: `ask`, `chat`. Registered on the main app by `cli.main`."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from assistant.types import Answer, Scope
-from papertalk.console import console, err_console
+from cli.console import console, err_console
 
 if TYPE_CHECKING:
     from assistant.service import Assistant
@@ -28,7 +28,7 @@ UntilOpt = Annotated[Optional[str], typer.Option(help="Only papers first listed 
 
 def _assistant() -> Assistant:
     from assistant.service import Assistant
-    from papertalk.cli import get_store
+    from cli.main import get_store
 
     return Assistant(get_store())
 

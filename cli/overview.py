@@ -1,4 +1,4 @@
-"""CLI commands for overviews: `overview TOPIC [--refresh]` and `summarize PAPER`. Registered by `papertalk.cli`."""
+"""CLI commands for overviews: `overview TOPIC [--refresh]` and `summarize PAPER`. Registered by `cli.main`."""
 
 from __future__ import annotations
 
@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 from rich.markup import escape
 
-from papertalk.cli_answers import print_sources
-from papertalk.console import console
+from cli.answers import print_sources
+from cli.console import console
 
 if TYPE_CHECKING:
     from assistant.overview import OverviewService
@@ -21,7 +21,7 @@ SHOWN_NEW = 15  # new papers listed by name after a refresh
 
 def _service() -> OverviewService:
     from assistant.overview import OverviewService
-    from papertalk.cli import get_store
+    from cli.main import get_store
 
     return OverviewService(get_store())
 

@@ -17,13 +17,13 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
+from cli.answers import register_answer_commands
+from cli.console import console, err_console, progress_bar, setup_logging
+from cli.overview import register_overview_commands
+from cli.serve import register_serve_command
+from cli.topics import assign_after_ingest, register_topic_commands
 from ingest.arxiv_metadata import RecordFilter
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
-from papertalk.cli_answers import register_answer_commands
-from papertalk.cli_overview import register_overview_commands
-from papertalk.cli_serve import register_serve_command
-from papertalk.cli_topics import assign_after_ingest, register_topic_commands
-from papertalk.console import console, err_console, progress_bar, setup_logging
 from papertalk.errors import PapertalkError, disk_full_message, is_disk_full
 from papertalk.settings import Settings
 from storage.records import Paper, Problem
@@ -271,7 +271,7 @@ def load_demo_corpus(store: Store) -> bool:
 
     if store.catalog.get_meta("demo_loaded") == DEMO_VERSION:
         return False
-    from papertalk.demo_vectors import shipped_outcome, use_shipped_vectors
+    from ingest.demo_vectors import shipped_outcome, use_shipped_vectors
 
     console.print("Loading the demo corpus (first run only; later runs reuse it)…")
     shipped, why = use_shipped_vectors(store)
@@ -306,11 +306,11 @@ def demo(
     if chat:
         from assistant.service import Assistant
         from assistant.types import Scope
-        from papertalk.cli_answers import run_chat
+        from cli.answers import run_chat
 
         run_chat(Assistant(store), Scope(topic=DEMO_TOPIC))
         return
-    from papertalk.cli_serve import serve
+    from cli.serve import serve
     from storage.topics import slugify
 
     console.print(f"Demo topic page: http://127.0.0.1:{port}/#/topic/{slugify(DEMO_TOPIC)}", highlight=False)

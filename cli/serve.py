@@ -6,7 +6,7 @@ from typing import Annotated
 
 import typer
 
-from papertalk.console import console
+from cli.console import console
 
 
 def serve(
@@ -19,7 +19,7 @@ def serve(
 
     import uvicorn
 
-    from papertalk.cli import get_settings
+    from cli.main import get_settings
 
     settings = get_settings()  # a bad setting is one line now, not a traceback per worker
     os.environ["PAPERTALK_DATA_DIR"] = str(settings.data_dir)  # workers build their own settings: same store

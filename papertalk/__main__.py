@@ -1,5 +1,0 @@
-"""`python -m papertalk` runs the CLI."""
-
-from papertalk.cli import main
-
-main()
