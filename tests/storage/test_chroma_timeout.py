@@ -13,6 +13,7 @@ import pytest
 
 from papertalk.errors import StoreUnavailable
 from papertalk.settings import ChromaSettings, Settings
+from storage.embeddings import embedding_identity
 from storage.store import Store
 from tests.helpers.chroma_server import chroma_server
 
@@ -51,6 +52,7 @@ def http_settings(tmp_path: Path, port: int, timeout_s: float) -> Settings:
 
 def test_a_server_that_never_answers_is_a_clear_error_within_the_timeout(silent_server: int, tmp_path: Path) -> None:
     store = Store(http_settings(tmp_path, silent_server, 1.0))
+    embedding_identity(store.settings)  # the model's identity first: only the wait for the server is timed
     started = time.monotonic()
     with pytest.raises(StoreUnavailable, match=r"did not answer within 1 s.*PAPERTALK_CHROMA__TIMEOUT_S"):
         _ = store.vectors
