@@ -145,7 +145,7 @@ def report(result: dict, records: int, seed: int) -> str:
 
 
 def main() -> None:
-    from bench.common import add_common_args, publish
+    from bench.common import add_common_args, publish_reliability
 
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--kills", type=int, default=20, help="kills to land in all")
@@ -160,7 +160,7 @@ def main() -> None:
     for i, seq in enumerate(result["sequences"], 1):
         for line in seq.differences:
             print(f"sequence {i}: {line}")
-    publish(
+    publish_reliability(
         args,
         "kill_resume",
         "Ingest killed at random points, then run again",

@@ -39,11 +39,18 @@ import httpx
 
 from bench import bench_api
 from bench.bench_api import QUESTIONS, build_store, free_port
-from bench.common import ROOT, add_common_args, markdown_table, pdf_folder, percentile, publish
+from bench.common import (
+    ROOT,
+    add_common_args,
+    markdown_table,
+    pdf_folder,
+    percentile,
+    publish_reliability,
+    require,
+)
 
 MODULE = "bench.bench_load"
 CACHE = ROOT / "bench" / ".cache" / "load"
-RELIABILITY = ROOT / "docs" / "reliability.md"
 
 
 @dataclass
@@ -187,8 +194,6 @@ def measure(args: argparse.Namespace, pdfs: list[Path]) -> dict[str, Any]:
 
 
 def main() -> None:
-    from bench.common import section_text, write_section
-
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", help="a running server to load (default: start one over a built store)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (of the server started here)")
@@ -199,15 +204,14 @@ def main() -> None:
     parser.add_argument("--label", default="1 worker, embedded Chroma + SQLite")
     add_common_args(parser)
     args = parser.parse_args()
+    require(pdf_folder(), "the shared PDFs (new papers ingested during the load)")
     pdfs = new_pdfs(args.uploads)
     result = measure(args, pdfs)
     for line in result["tally"].errors[:20]:
         print("error:", line)
     name = "load-" + re.sub(r"[^a-z0-9]+", "-", args.label.lower()).strip("-")
     body = report(args, result, len(pdfs))
-    publish(args, name, f"Load while ingesting: {args.label}", MODULE, body)
-    if not args.no_record:
-        write_section(name, section_text(f"Load while ingesting: {args.label}", MODULE, body), RELIABILITY)
+    publish_reliability(args, name, f"Load while ingesting: {args.label}", MODULE, body)
 
 
 if __name__ == "__main__":

@@ -45,8 +45,10 @@ def catalog_rows(data_dir: Path) -> dict[str, list[tuple[Any, ...]]]:
         con.close()
 
 
-def vector_rows(data_dir: Path, collection: str = "papertalk_chunks") -> dict[str, tuple[Any, ...]]:
-    """Chroma's content: id -> (document, metadata, embedding bytes)."""
+def vector_rows(
+    data_dir: Path, collection: str = "papertalk_chunks", paper_ids: list[str] | None = None
+) -> dict[str, tuple[Any, ...]]:
+    """Chroma's content (of `paper_ids` only, when given): id -> (document, metadata, embedding bytes)."""
     import chromadb
     import numpy as np
     from chromadb.config import Settings as ChromaSettings
@@ -54,7 +56,8 @@ def vector_rows(data_dir: Path, collection: str = "papertalk_chunks") -> dict[st
     client = chromadb.PersistentClient(
         path=str(data_dir / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
     )
-    got = client.get_collection(collection).get(include=["documents", "metadatas", "embeddings"])
+    where = {"paper_id": {"$in": paper_ids}} if paper_ids else None
+    got = client.get_collection(collection).get(where=where, include=["documents", "metadatas", "embeddings"])
     embeddings = got["embeddings"] if got["embeddings"] is not None else []
     rows = zip(got["ids"], got["documents"] or [], got["metadatas"] or [], embeddings, strict=True)
     return {

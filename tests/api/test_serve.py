@@ -53,7 +53,11 @@ def serving(args: list[str], env: dict[str, str]) -> Iterator[str]:
         yield base
     finally:
         proc.terminate()
-        output = proc.communicate(timeout=60)[0]
+        try:
+            output = proc.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:  # still finishing background work: stop it
+            proc.kill()
+            output = proc.communicate()[0]
         assert "Traceback" not in output, output[-3000:]
 
 

@@ -43,7 +43,7 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 def stored(data_dir: Path, paper_ids: set[str]) -> dict[str, Any]:
     """What the store holds for `paper_ids`: catalog rows, vectors, keyword-indexed chunks."""
     catalog = catalog_rows(data_dir)
-    vectors = vector_rows(data_dir)
+    vectors = vector_rows(data_dir, paper_ids=sorted(paper_ids))
     keywords = keyword_rows(data_dir)["chunks"]
     return {
         "papers": [r for r in catalog["papers"] if r[0] in paper_ids],
