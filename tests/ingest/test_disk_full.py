@@ -77,7 +77,7 @@ def test_a_full_disk_is_one_clear_line_and_the_stored_papers_stay_intact(small_d
         filler.unlink()
 
         assert stored(data_dir, first_ids) == before  # nothing stored before was lost or changed
-        again = run_cli("ingest-arxiv", more, timeout=300, **env)
+        again = run_cli("ingest-arxiv", more, timeout=900, **env)
         assert again.returncode == 0, again.stderr
     papers = catalog_rows(data_dir)["papers"]
     assert len(papers) == 35 and all(r[12] == "indexed" for r in papers)
