@@ -13,7 +13,7 @@ from fastapi.staticfiles import StaticFiles
 
 from api.deps import AppState
 from api.errors import install_error_handlers
-from api.limits import BodyLimit
+from api.limits import BodyLimit, RateLimit
 from api.routes import chat, conversations, health, library, papers, topics, uploads
 from papertalk.settings import Settings
 
@@ -47,6 +47,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     install_error_handlers(app)
     tag_worker(app)
     app.add_middleware(BodyLimit, settings=resolved.api)
+    app.add_middleware(RateLimit, settings=resolved.api)  # added last: runs first, before a body is read
     for module in (chat, conversations, papers, library, uploads, topics, health):
         app.include_router(module.router, prefix=API_PREFIX)
     mount_web(app)

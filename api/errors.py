@@ -20,6 +20,8 @@ from papertalk.errors import (
     PapertalkError,
     SourceError,
     StoreUnavailable,
+    disk_full_message,
+    is_disk_full,
 )
 
 log = logging.getLogger(__name__)
@@ -45,8 +47,10 @@ TITLES = {
     413: "Content too large",
     415: "Unsupported media type",
     422: "Unprocessable content",
+    429: "Too many requests",
     500: "Internal server error",
     503: "Service unavailable",
+    507: "Insufficient storage",
 }
 
 
@@ -90,6 +94,9 @@ def problem_of(exc: Exception) -> dict[str, Any]:
     """The problem document for any exception (a generic one, logged, for what papertalk did not expect)."""
     if isinstance(exc, PapertalkError):
         return problem(status_of(exc), str(exc))
+    if is_disk_full(exc):
+        log.error("disk full", exc_info=exc)
+        return problem(507, disk_full_message("the server's data directory"))
     log.error("unexpected error", exc_info=exc)
     return problem(500, "papertalk failed unexpectedly; the server log has the details")
 

@@ -1,6 +1,12 @@
-"""Request body limits, checked before a route reads the body: uploads and other routes have their own."""
+"""Request body limits, checked before a route reads the body (uploads and other routes have their own), and
+per-client rate limits on chat and uploads."""
 
 from __future__ import annotations
+
+import math
+import threading
+import time
+from collections.abc import Callable
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -10,6 +16,8 @@ from papertalk.settings import ApiSettings
 
 UPLOAD_PATH = "/api/uploads"
 MB = 1_000_000
+NOUNS = {"chat": "chat requests", "uploads": "uploads"}
+MAX_CLIENTS = 10_000  # rate-limit buckets kept before the refilled ones are forgotten
 
 
 class BodyTooLarge(HTTPException):
@@ -72,3 +80,78 @@ class BodyLimit:
     @staticmethod
     async def _refuse(scope: Scope, receive: Receive, send: Send, limit: int) -> None:
         await problem_response(413, too_large(scope["path"], limit))(scope, receive, send)
+
+
+class TokenBucket:
+    """`per_minute` requests a minute for each client, in bursts of up to `per_minute`."""
+
+    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
+        self.capacity = float(per_minute)
+        self.rate = per_minute / 60.0
+        self.clock = clock
+        self._buckets: dict[str, tuple[float, float]] = {}  # client -> (tokens, when)
+        self._lock = threading.Lock()
+
+    def take(self, client: str) -> float:
+        """0 when the client may go on (a token is spent), else the seconds until it may."""
+        now = self.clock()
+        with self._lock:
+            tokens, then = self._buckets.get(client, (self.capacity, now))
+            tokens = min(self.capacity, tokens + (now - then) * self.rate)
+            if tokens >= 1:
+                self._buckets[client] = (tokens - 1, now)
+                return 0.0
+            self._buckets[client] = (tokens, now)
+            if len(self._buckets) > MAX_CLIENTS:
+                self._forget_full(now)
+            return (1 - tokens) / self.rate
+
+    def _forget_full(self, now: float) -> None:
+        """Drop clients whose bucket has refilled (they look the same as a new client)."""
+        for client, (tokens, then) in list(self._buckets.items()):
+            if tokens + (now - then) * self.rate >= self.capacity:
+                del self._buckets[client]
+
+
+def limited_route(method: str, path: str) -> str | None:
+    """Which rate limit a request counts against: "chat", "uploads", or none."""
+    if method != "POST":
+        return None
+    path = path.rstrip("/")
+    if path == "/api/chat" or path.startswith("/api/chat/"):
+        return "chat"
+    return "uploads" if path == UPLOAD_PATH else None
+
+
+class RateLimit:
+    """429 as a problem, with `Retry-After`, for a client past its share of chat or upload requests.
+
+    A client is its address; each server process keeps its own buckets (N workers allow N times the rate).
+    """
+
+    def __init__(self, app: ASGIApp, settings: ApiSettings) -> None:
+        self.app = app
+        self.buckets = {
+            name: TokenBucket(per_minute)
+            for name, per_minute in (("chat", settings.chat_per_minute), ("uploads", settings.uploads_per_minute))
+            if per_minute > 0
+        }
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        route = limited_route(scope.get("method", ""), scope.get("path", "")) if scope["type"] == "http" else None
+        bucket = self.buckets.get(route or "")
+        wait = bucket.take(client_of(scope)) if bucket else 0.0
+        if bucket is None or wait <= 0:
+            await self.app(scope, receive, send)
+            return
+        retry = max(1, math.ceil(wait))
+        detail = (
+            f"too many {NOUNS[str(route)]} from this client: at most {int(bucket.capacity)} a minute "
+            f"(setting PAPERTALK_API__{str(route).upper()}_PER_MINUTE); try again in {retry} s"
+        )
+        await problem_response(429, detail, {"Retry-After": str(retry)})(scope, receive, send)
+
+
+def client_of(scope: Scope) -> str:
+    client = scope.get("client")
+    return str(client[0]) if client else "unknown"

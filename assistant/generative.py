@@ -8,6 +8,7 @@ the server surface as `LLMUnavailable`, whose message says what failed and what 
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
@@ -20,6 +21,8 @@ from llama_index.llms.openai_like import OpenAILike
 from assistant.base import AnswerChunk, Answerer, Turn
 from assistant.citations import CitationChecker, numbered, strip_reasoning
 from assistant.extractive import NOT_ANSWERED
+from assistant.leaks import NOTE as LEAK_NOTE
+from assistant.leaks import LeakGuard
 from assistant.types import Answer, Passage
 from papertalk.errors import ConfigurationError, NetworkError
 from papertalk.settings import Settings
@@ -31,6 +34,9 @@ OPENAI_URL = "https://api.openai.com/v1"
 CONTEXT_WINDOW = 16_000  # tokens; only used by llama-index's bookkeeping, the server enforces its own
 HISTORY_ANSWER_CHARS = 600  # of each earlier answer, in a rewrite prompt
 FALLBACK = "or answer offline with PAPERTALK_LLM__BACKEND=extractive"
+STREAM_SLACK = 2  # a reply may come in up to this many times `max_tokens` pieces before it is cut off
+LEAK_WINDOW = 400  # characters at the end of a streamed reply checked for repeated instructions
+MALFORMED = (ValueError, KeyError, IndexError, TypeError, AttributeError)  # a reply that is not what the API says
 
 
 class LLMUnavailable(NetworkError):
@@ -95,7 +101,19 @@ def describe_failure(exc: Exception, settings: Settings) -> str:
             f"the LLM server at {url} {kind} (HTTP {exc.status_code}: {_detail(exc)}) after "
             f"{settings.llm.max_retries} retries: check the server and its logs, then ask again, {FALLBACK}"
         )
-    return f"the LLM server at {url} answered badly ({exc}): check the server, {FALLBACK}"
+    what = f"{type(exc).__name__}: {str(exc)[:200]}"
+    return f"the LLM server at {url} answered badly ({what}): check the server, {FALLBACK}"
+
+
+def endless(settings: Settings, pieces: int) -> str:
+    """The message for a reply cut off because it went on too long."""
+    url = settings.llm_base_url() or OPENAI_URL
+    llm = settings.llm
+    return (
+        f"the LLM server at {url} kept sending past {pieces:,} pieces or {llm.answer_timeout_s:g} s without ending "
+        f"its reply (PAPERTALK_LLM__MAX_TOKENS is {llm.max_tokens}): check the server, raise "
+        f"PAPERTALK_LLM__ANSWER_TIMEOUT_S for a slow one, {FALLBACK}"
+    )
 
 
 def _detail(exc: openai.APIStatusError) -> str:
@@ -112,7 +130,7 @@ def _detail(exc: openai.APIStatusError) -> str:
 def _llm_errors(settings: Settings) -> Iterator[None]:
     try:
         yield
-    except (openai.OpenAIError, httpx.HTTPError) as exc:
+    except (openai.OpenAIError, httpx.HTTPError, *MALFORMED) as exc:
         message = describe_failure(exc, settings)
         log.debug("LLM call failed: %r", exc)
         raise LLMUnavailable(message) from exc
@@ -163,27 +181,58 @@ class OpenAIAnswerer(Answerer):
         user = load_prompt("answer_user").render(sources=format_sources(sources), question=standalone)
         return [ChatMessage(role=MessageRole.SYSTEM, content=system), ChatMessage(role=MessageRole.USER, content=user)]
 
+    def guard(self, standalone: str, sources: Sequence[Passage]) -> LeakGuard:
+        """What the reply must not repeat: the instructions (less what the sources and question say too)."""
+        system = load_prompt("answer_system").render(not_answered="")
+        return LeakGuard(system, [NOT_ANSWERED, standalone, *(p.text for p in sources)])
+
     def answer(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
+        """The checked answer; asked for as a stream, so that a reply that never ends is cut off too."""
         if not sources:
             return self._nothing_found(question, standalone)
-        with _llm_errors(self.settings):
-            reply = self.llm.chat(self.messages(standalone, sources))
-        return self.checker.check(question, standalone, reply.message.content or "", sources, self.name)
+        reply = "".join(self._pieces(self.messages(standalone, sources)))
+        return self._checked(question, standalone, reply, sources)
 
     def stream(self, question: str, standalone: str, sources: list[Passage]) -> Iterator[AnswerChunk]:
-        """Tokens as the server sends them, then the checked `Answer`."""
+        """Tokens as the server sends them (until the reply starts repeating the instructions), then the
+        checked `Answer`."""
         if not sources:
             answer = self._nothing_found(question, standalone)
             yield AnswerChunk(text=answer.text)
             yield AnswerChunk(answer=answer)
             return
-        parts: list[str] = []
+        guard = self.guard(standalone, sources)
+        reply, leaking = "", False
+        for piece in self._pieces(self.messages(standalone, sources)):
+            reply += piece
+            leaking = leaking or guard.leaks(reply[-LEAK_WINDOW:])  # once it starts, the rest stays back
+            if not leaking:
+                yield AnswerChunk(text=piece)
+        yield AnswerChunk(answer=self._checked(question, standalone, reply, sources, guard))
+
+    def _checked(
+        self, question: str, standalone: str, reply: str, sources: list[Passage], guard: LeakGuard | None = None
+    ) -> Answer:
+        cleaned, leaked = (guard or self.guard(standalone, sources)).clean(reply)
+        answer = self.checker.check(question, standalone, cleaned, sources, self.name)
+        if leaked:
+            answer.notes.append(LEAK_NOTE.format(n=leaked))
+        return answer
+
+    def _pieces(self, messages: list[ChatMessage]) -> Iterator[str]:
+        """The reply's text as it arrives, within `answer_timeout_s` and `STREAM_SLACK` x `max_tokens` pieces
+        (the client's timeout bounds each wait, not a reply that never ends)."""
+        deadline = time.monotonic() + self.settings.llm.answer_timeout_s
+        limit = STREAM_SLACK * self.settings.llm.max_tokens
+        n = 0
         with _llm_errors(self.settings):
-            for piece in self.llm.stream_chat(self.messages(standalone, sources)):
+            for n, piece in enumerate(self.llm.stream_chat(messages), 1):
+                if n > limit or time.monotonic() > deadline:
+                    raise LLMUnavailable(endless(self.settings, n - 1))
                 if piece.delta:
-                    parts.append(piece.delta)
-                    yield AnswerChunk(text=piece.delta)
-        yield AnswerChunk(answer=self.checker.check(question, standalone, "".join(parts), sources, self.name))
+                    yield piece.delta
+        if n == 0:  # not one event: the server is not speaking the chat completions stream format
+            raise LLMUnavailable(describe_failure(ValueError("no completion events in its reply"), self.settings))
 
     def rewrite(self, question: str, history: list[Turn]) -> str:
         """The follow-up rewritten by the LLM to stand alone; no call without history."""

@@ -110,10 +110,13 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+def start_server(
+    data_dir: Path, port: int, workers: int = 1, env: dict[str, str] | None = None
+) -> subprocess.Popen[bytes]:
     cmd = [sys.executable, "-m", "cli", "--data-dir", str(data_dir), "serve", "--port", str(port)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 120
+    cmd += ["--workers", str(workers)]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         try:
             if httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=2).status_code == 200:

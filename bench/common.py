@@ -248,3 +248,13 @@ def quiet_logs() -> Iterator[None]:
         yield
     finally:
         logging.disable(previous)
+
+
+RELIABILITY_PATH = ROOT / "docs" / "reliability.md"
+
+
+def publish_reliability(args: argparse.Namespace, name: str, title: str, module: str, body: str) -> None:
+    """`publish`, and the same section in docs/reliability.md (fault and load runs are recorded in both)."""
+    publish(args, name, title, module, body)
+    if not args.no_record:
+        write_section(name, section_text(title, module, body), RELIABILITY_PATH)

@@ -24,7 +24,7 @@ from cli.serve import register_serve_command
 from cli.topics import print_assigned, register_topic_commands
 from ingest.arxiv_metadata import RecordFilter
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, is_metadata_file, pdf_papers
-from papertalk.errors import PapertalkError
+from papertalk.errors import PapertalkError, disk_full_message, is_disk_full
 from papertalk.settings import Settings
 from storage.records import Paper, Problem
 from storage.store import Store
@@ -249,7 +249,11 @@ def main() -> None:
         app()
     except PapertalkError as exc:
         _fail(str(exc))
-    except OSError as exc:  # the machine said no (disk full, permission denied): what and where, not a traceback
+    except Exception as exc:  # the machine said no (disk full, permission denied): what and where, not a traceback
+        if is_disk_full(exc):
+            _fail(disk_full_message(state.settings.data_dir if state.settings else "the data directory"))
+        if not isinstance(exc, OSError):
+            raise
         where = f": {exc.filename}" if exc.filename else ""
         _fail(f"{exc.strerror or exc}{where}")
 

@@ -46,3 +46,27 @@ class InvalidQuestion(PapertalkError):
 
 class NothingIndexed(PapertalkError):
     """The store holds no indexed paper yet, so there is nothing to answer from."""
+
+
+DISK_FULL_WORDS = ("disk is full", "no space left on device", "disk quota exceeded")
+
+
+def is_disk_full(exc: BaseException) -> bool:
+    """Whether `exc`, or an error it came from, says the disk (or quota) is full: SQLite, Chroma or the OS."""
+    import errno
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, OSError) and seen.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        if any(words in str(seen).lower() for words in DISK_FULL_WORDS):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def disk_full_message(where: object) -> str:
+    return (
+        f"the disk holding {where} is full: free some space (or point PAPERTALK_DATA_DIR elsewhere) and run the "
+        "command again; what was stored before is intact, and an interrupted ingest picks up where it stopped"
+    )

@@ -60,6 +60,7 @@ class ChromaSettings(_Group):
         description="`local`: embedded Chroma (PersistentClient) in the data directory. "
         "`http`: a Chroma server at host:port (`chroma run`, or a managed Chroma).",
     )
+    timeout_s: float = Field(60.0, gt=0, description="Seconds to wait for the Chroma server (`http` mode).")
     host: str | None = Field(None, description="Chroma server host; setting it selects `http` mode.")
     port: int = Field(8000, description="Chroma server port.")
     ssl: bool = Field(False, description="Use https to reach the Chroma server.")
@@ -125,6 +126,9 @@ class LLMSettings(_Group):
         description="OpenAI-compatible server (vLLM, Ollama, llama.cpp, LM Studio); falls back to `OPENAI_BASE_URL`.",
     )
     timeout_s: float = Field(60.0, gt=0, description="Seconds to wait for the LLM server.")
+    answer_timeout_s: float = Field(
+        300.0, gt=0, description="Longest a whole answer may take to arrive; a reply still coming then is cut off."
+    )
     max_retries: int = Field(1, ge=0, description="Retries on transient LLM server errors.")
     temperature: float = Field(0.1, ge=0, le=2, description="Sampling temperature.")
     max_tokens: int = Field(700, ge=16, description="Longest answer, in tokens.")
@@ -208,6 +212,12 @@ class ApiSettings(_Group):
     max_upload_mb: float = Field(50.0, gt=0, description="Largest PDF the HTTP API accepts for upload, in MB.")
     max_body_kb: int = Field(64, ge=1, description="Largest request body of the other HTTP API routes, in KB.")
     max_question_chars: int = Field(2000, ge=10, description="Longest question the HTTP API accepts, in characters.")
+    chat_per_minute: int = Field(
+        60, ge=0, description="Chat requests one client (address) may make per minute, per server process; 0: no limit."
+    )
+    uploads_per_minute: int = Field(
+        20, ge=0, description="PDF uploads one client (address) may make per minute, per server process; 0: no limit."
+    )
 
 
 class Settings(BaseSettings):

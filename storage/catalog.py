@@ -164,7 +164,8 @@ class Catalog:
                         self._db.execute(sql, params or ())
                 self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if self._db.in_transaction:  # SQLite has rolled back already after some errors (disk full)
+                    self._db.execute("ROLLBACK")
                 raise
 
     def executescript(self, script: str) -> None:

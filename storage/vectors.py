@@ -24,7 +24,7 @@ from storage.records import Chunk
 if TYPE_CHECKING:
     from llama_index.vector_stores.chroma import ChromaVectorStore
 
-    from papertalk.settings import Settings
+    from papertalk.settings import ChromaSettings, Settings
 
 log = logging.getLogger(__name__)
 
@@ -69,6 +69,28 @@ def _refused(exc: Exception) -> bool:
     return isinstance(exc, AuthorizationError | ChromaAuthError) or "Unauthorized" in str(exc)
 
 
+def _answers_in_time(cfg: ChromaSettings) -> None:
+    """`StoreUnavailable` unless the Chroma server answers its heartbeat within `timeout_s` (the chromadb
+    client itself waits forever, and its constructor already calls the server)."""
+    url = f"{'https' if cfg.ssl else 'http'}://{cfg.host or 'localhost'}:{cfg.port}/api/v2/heartbeat"
+    try:
+        httpx.get(url, timeout=cfg.timeout_s)
+    except httpx.TimeoutException as exc:
+        raise StoreUnavailable(
+            f"the Chroma server at {cfg.host}:{cfg.port} did not answer within {cfg.timeout_s:g} s: check that it "
+            "is running and not overloaded, or raise PAPERTALK_CHROMA__TIMEOUT_S"
+        ) from exc
+    except httpx.HTTPError:
+        return  # not reachable at all: the client's own error says so
+
+
+def _bound_requests(client: Any, timeout_s: float) -> None:
+    """Give the chromadb HTTP client's session a timeout (it has none, and no setting for one)."""
+    session = getattr(getattr(client, "_server", None), "_session", None)
+    if isinstance(session, httpx.Client):
+        session.timeout = httpx.Timeout(timeout_s)
+
+
 class VectorIndex:
     """Add, delete and search chunk vectors; one collection per data directory (or server)."""
 
@@ -76,7 +98,10 @@ class VectorIndex:
         self.model_name = model_name
         self.dim = dim
         self._server = f"{settings.chroma.host}:{settings.chroma.port}"
+        if settings.chroma.effective_mode == "http":
+            _answers_in_time(settings.chroma)
         self._client = _client(settings)
+        _bound_requests(self._client, settings.chroma.timeout_s)
         with self._reachable():
             self.collection = self._client.get_or_create_collection(
                 name=settings.chroma.collection,

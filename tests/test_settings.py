@@ -11,7 +11,7 @@ from papertalk.errors import ConfigurationError
 from papertalk.settings import Settings, ensure_data_dir
 from tests.helpers.cli import one_error_line, run_cli
 
-LLM_FIELDS = "BACKEND, MODEL, API_KEY, BASE_URL, TIMEOUT_S, MAX_RETRIES, TEMPERATURE, MAX_TOKENS"
+LLM_FIELDS = "BACKEND, MODEL, API_KEY, BASE_URL, TIMEOUT_S, ANSWER_TIMEOUT_S, MAX_RETRIES, TEMPERATURE, MAX_TOKENS"
 
 
 def _error(monkeypatch: pytest.MonkeyPatch, **env: str) -> str:

@@ -19,7 +19,7 @@ from storage.topics import slugify
 
 router = APIRouter(prefix="/papers", tags=["papers"])
 Limit = Annotated[int, Query(ge=1, le=200, description="Papers per page.")]
-Offset = Annotated[int, Query(ge=0, description="Papers to skip.")]
+Offset = Annotated[int, Query(ge=0, le=2**62, description="Papers to skip.")]  # SQLite integers are 64-bit
 
 
 def paper_json(store: Store, row: PaperRow, topics: bool = False) -> dict[str, Any]:

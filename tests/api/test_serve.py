@@ -7,6 +7,7 @@ import socket
 import subprocess
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
@@ -35,14 +36,13 @@ def wait_until_up(base: str, proc: subprocess.Popen[str], timeout: float = 90) -
     raise AssertionError("papertalk serve did not answer in time")
 
 
-@pytest.fixture
-def server(corpus_dir: Path, tmp_path: Path) -> Iterator[str]:
-    """The server over a copy of the answer corpus (this test's upload must not change the shared one)."""
-    data = shutil.copytree(corpus_dir, tmp_path / "served")
+@contextmanager
+def serving(args: list[str], env: dict[str, str]) -> Iterator[str]:
+    """`papertalk ARGS serve` on a free port, up; its base URL. Its output must hold no traceback."""
     port = free_port()
     proc = subprocess.Popen(
-        [str(PAPERTALK), "--data-dir", str(data), "serve", "--port", str(port)],
-        env=cli_env(),
+        [str(PAPERTALK), *args, "serve", "--port", str(port)],
+        env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -53,8 +53,20 @@ def server(corpus_dir: Path, tmp_path: Path) -> Iterator[str]:
         yield base
     finally:
         proc.terminate()
-        output = proc.communicate(timeout=30)[0]
-        assert "Traceback" not in output, output
+        try:
+            output = proc.communicate(timeout=60)[0]
+        except subprocess.TimeoutExpired:  # still finishing background work: stop it
+            proc.kill()
+            output = proc.communicate()[0]
+        assert "Traceback" not in output, output[-3000:]
+
+
+@pytest.fixture
+def server(corpus_dir: Path, tmp_path: Path) -> Iterator[str]:
+    """The server over a copy of the answer corpus (this test's upload must not change the shared one)."""
+    data = shutil.copytree(corpus_dir, tmp_path / "served")
+    with serving(["--data-dir", str(data)], cli_env()) as base:
+        yield base
 
 
 @pytest.mark.slow

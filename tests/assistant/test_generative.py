@@ -243,9 +243,10 @@ def test_timeout_is_explained(llm_store: Store, llm: ChatServer) -> None:
     settings = llm_store.settings.model_copy(
         update={"llm": llm_store.settings.llm.model_copy(update={"timeout_s": 0.5})}
     )
-    started = time.monotonic()
+    answerer, sources = OpenAIAnswerer(settings, llm_store.embedder), sources_for(llm_store)
+    started = time.monotonic()  # only the wait for the server is timed (retrieval is slow on a busy machine)
     with pytest.raises(LLMUnavailable, match=r"did not answer within 0.5 s.*PAPERTALK_LLM__TIMEOUT_S"):
-        OpenAIAnswerer(settings, llm_store.embedder).answer(QUESTION, QUESTION, sources_for(llm_store))
+        answerer.answer(QUESTION, QUESTION, sources)
     assert time.monotonic() - started < 3
 
 

@@ -11,7 +11,7 @@ import json
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,8 +23,9 @@ class Reply:
     text: str = ""
     status: int = 200
     delay: float = 0.0  # seconds before the first byte
-    pieces: list[str] | None = None  # stream pieces; default: the text cut into word-sized tokens
+    pieces: Iterable[str] | None = None  # stream pieces (may be endless); default: the text cut into tokens
     gap: float = 0.0  # seconds between stream pieces
+    raw: bytes | None = None  # sent as it is, status 200, instead of a well-formed reply (a broken server)
 
 
 @dataclass
@@ -147,6 +148,8 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
                 return
             if reply.status != 200:
                 return self._json(reply.status, {"error": {"message": reply.text or "scripted failure"}})
+            if reply.raw is not None:
+                return self._raw(reply.raw, bool(request.body.get("stream")))
             model = str(request.body.get("model", ""))
             if request.body.get("stream"):
                 return self._stream(model, reply)
@@ -170,16 +173,27 @@ def _handler(server: ChatServer) -> type[BaseHTTPRequestHandler]:
             for piece in pieces:
                 if reply.gap and server.stop.wait(reply.gap):
                     return
-                self._write(_chunk(model, {"content": piece}))
+                if not self._write(_chunk(model, {"content": piece})):
+                    return
             self._write(_chunk(model, {}, finish="stop") + b"data: [DONE]\n\n")
             self.close_connection = True
 
-        def _write(self, data: bytes) -> None:
+        def _raw(self, body: bytes, stream: bool) -> None:
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream" if stream else "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self._write(body)
+
+        def _write(self, data: bytes) -> bool:
+            """False when the client has gone (it gave up: a timeout test)."""
             try:
                 self.wfile.write(data)
                 self.wfile.flush()
-            except (BrokenPipeError, ConnectionResetError):  # the client gave up (a timeout test)
+                return True
+            except (BrokenPipeError, ConnectionResetError):
                 self.close_connection = True
+                return False
 
     return Handler
 
