@@ -131,7 +131,7 @@ def test_an_uploaded_pdf_is_tagged_with_the_topic_it_is_about(empty_client: Test
     rag = uploaded_paper(empty_client, rag_pdf(tmp_path).read_bytes())
     assert rag["topics"][0] == "Retrieval-Augmented Generation", rag["topics"]  # best score first
     listed = empty_client.get("/api/topics/retrieval-augmented-generation/papers").json()
-    assert listed["total"] == 1 and listed["papers"][0]["paper_id"] == rag["paper_id"]
+    assert listed["total"] == 1 and listed["items"][0]["paper_id"] == rag["paper_id"]
     lantern = uploaded_paper(empty_client, lantern_pdf(tmp_path))  # zebrafish larvae: no topic of the registry
     assert lantern["topics"] == []
 
