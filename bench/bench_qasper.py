@@ -240,8 +240,8 @@ PDF_DATA = (
 COMPARE_NOTE = (
     "Same questions, same retrieval run (twice top_k passages per question, retrieval order), answered four ways "
     "(bench/selection_compare.py): the first top_k passages or the top_k kept by the sentence-based rerank "
-    "(bench/passage_rerank.py), quoted by today's keyword-prefiltered scorer or the learned question-aware one "
-    "(assistant/selection.py, trained by bench/train_selection.py). Over questions with text evidence: "
+    "(bench/passage_rerank.py), quoted by the keyword-prefiltered scorer (with the answer-type nudges) or the "
+    "learned one (assistant/selection.py, trained by bench/train_selection.py). Over questions with text evidence: "
     "evidence recall@5 and evidence quoted as above; first citation on a gold page: the answer's first "
     "citation names a page range holding a gold evidence paragraph (an abstention counts as wrong). "
     "Abstentions at the current abstain_below. The ms include the rerank and the answer, not retrieval."

@@ -27,10 +27,10 @@ from storage.records import Paper
 from storage.store import Store
 
 CONFIGS: tuple[tuple[str, bool, Scorer], ...] = (
-    ("today: retrieval order, keyword-prefiltered scorer", False, "keyword"),
+    ("**retrieval order, keyword-prefiltered scorer with answer-type nudges** (defaults)", False, "keyword"),
     ("retrieval order, learned scorer", False, "learned"),
-    ("sentence rerank, keyword-prefiltered scorer", True, "keyword"),
-    ("**sentence rerank, learned scorer** (new defaults)", True, "learned"),
+    ("sentence rerank, keyword-prefiltered scorer with answer-type nudges", True, "keyword"),
+    ("sentence rerank, learned scorer", True, "learned"),
 )
 
 
