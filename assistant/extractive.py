@@ -6,18 +6,27 @@ the best sentence is a weak match the answer says plainly that the indexed paper
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
-from assistant.base import Answerer
+from assistant.answer_shape import arrange, compose, pieces
+from assistant.base import AnswerChunk, Answerer
+from assistant.question_type import classify
 from assistant.scoring import idf_weights, mix, overlap, similarities, terms
+from assistant.selection import candidates, lexical, rescore
+from assistant.sentence_features import type_bonus
 from assistant.sentences import Sentence, split_sentences
 from assistant.types import Answer, AnswerSentence, Citation, Passage
 from papertalk.settings import AnswerSettings
 
-PREFILTER = 6  # sentences embedded per question; 6 and 10 gave the same Ask PDF scores (docs/benchmarks.md)
+PREFILTER = 6  # sentences embedded per question by the keyword scorer (`scorer="keyword"`; docs/benchmarks.md)
+LEARNED_PREFILTER = 6  # sentences the learned scorer embeds: the best by its cheap features, and by keywords
+KEEP_MARGIN = 1.0  # a sentence is quoted after the first when its learned score is within this of the best's
+Scorer = Literal["learned", "keyword"]
 MIN_CHARS, MAX_CHARS = 25, 600
 NOT_ANSWERED = "The indexed papers don't answer this question."
 
@@ -28,68 +37,99 @@ class _Candidate:
     sentence: Sentence
     lexical: float
     prior: float
-    score: float = 0.0
+    score: float = 0.0  # 0.7 x embedding similarity + 0.3 x keyword overlap: the support, and what abstains
     vector: np.ndarray | None = None
+    rank: float = 0.0  # what orders the sentences: the learned score, or `score` + `bonus` with the keyword scorer
+    bonus: float = 0.0  # what the question asks for (`type_bonus`): the keyword scorer's nudge
 
 
 def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
     return a.vector is not None and b.vector is not None and float(a.vector @ b.vector) > 0.9
 
 
-def _usable(sentence: Sentence) -> bool:
+def usable(sentence: Sentence) -> bool:
     text = sentence.text
     if not MIN_CHARS <= len(text) <= MAX_CHARS:
         return False
-    letters = sum(ch.isalpha() for ch in text)
+    letters = sum(map(str.isalpha, text))
     return letters >= 0.55 * len(text)  # tables, equations and reference lists are mostly not letters
+
+
+_usable = usable  # the name assistant/overview_text.py imports
 
 
 class ExtractiveAnswerer(Answerer):
     name = "extractive"
 
-    def __init__(self, embedder: BaseEmbedding, settings: AnswerSettings) -> None:
+    def __init__(self, embedder: BaseEmbedding, settings: AnswerSettings, scorer: Scorer = "keyword") -> None:
         self.embedder = embedder
         self.settings = settings
+        self.scorer = scorer  # "keyword": the keyword-prefiltered embedding score used before the learned one
 
     def answer(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
-        candidates = self._score(standalone, sources)
-        picked = self._select(candidates)
-        best = candidates[0].score if candidates else 0.0
+        found = self._score(standalone, sources) if self.scorer == "keyword" else self._learned(standalone, sources)
+        picked = self._select(found)
+        best = max((c.score for c in found), default=0.0)
         if not picked or best < self.settings.abstain_below:
             return self._abstain(question, standalone, sources, best)
-        sentences = [self._cite(c, sources) for c in picked]
-        text = " ".join(f"{s.text} [{s.citations[0].number}]" for s in sentences)
+        papers = [p.paper_id for p in sources]
+        sentences = [self._cite(c, sources) for c in arrange(standalone, picked, papers)]
+        text = compose(sentences)
         return Answer(
             question, standalone, text, sentences, sources, self.name, notes=[f"best sentence score {best:.2f}"]
         )
 
+    def stream(self, question: str, standalone: str, sources: list[Passage]) -> Iterator[AnswerChunk]:
+        """The answer's text one sentence at a time, as `compose` writes it, then the `Answer`."""
+        answer = self.answer(question, standalone, sources)
+        for piece in pieces(answer.sentences) if answer.sentences else [answer.text]:
+            yield AnswerChunk(text=piece)
+        yield AnswerChunk(answer=answer)
+
     def _score(self, query: str, sources: list[Passage]) -> list[_Candidate]:
-        pool = [(i, s) for i, p in enumerate(sources) for s in split_sentences(p.text) if _usable(s)]
+        pool = [(i, s) for i, p in enumerate(sources) for s in split_sentences(p.text) if usable(s)]
         if not pool:
             return []
         pool_terms = terms([s.text for _, s in pool])
         idf = idf_weights(pool_terms)
         q_terms = terms([query])[0]
+        kind = classify(query)
         cands = [
-            _Candidate(i, s, overlap(q_terms, t, idf), 1.0 / (1 + i))
+            _Candidate(i, s, overlap(q_terms, t, idf), 1.0 / (1 + i), bonus=type_bonus(kind, s.text))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
-        cands.sort(key=lambda c: -(c.lexical + 0.3 * c.prior))
+        cands.sort(key=lambda c: -(c.lexical + 0.3 * c.prior + c.bonus))
         cands = cands[:PREFILTER]
         sims, vectors = similarities(self.embedder, query, [c.sentence.text for c in cands])
         for cand, sim, vec in zip(cands, sims, vectors, strict=True):
             cand.score = float(mix(float(sim), cand.lexical, self.settings.semantic_weight))
             cand.vector = vec
-        return sorted(cands, key=lambda c: -c.score)
+            cand.rank = cand.score + cand.bonus
+        return sorted(cands, key=lambda c: -c.rank)
+
+    def _learned(self, query: str, sources: list[Passage]) -> list[_Candidate]:
+        """Sentences ordered by the learned scorer (`assistant.selection`), each with its support score."""
+        _, found = candidates(query, sources, usable)
+        by_keywords = sorted(found, key=lambda c: -(lexical(c) + 0.3 / (1 + c.source)))[:LEARNED_PREFILTER]
+        top = list({id(c): c for c in found[:LEARNED_PREFILTER] + by_keywords}.values())
+        if not top:
+            return []
+        sims, vectors = similarities(self.embedder, query, [c.sentence.text for c in top])
+        ranked = rescore(top, [float(s) for s in sims], vectors, self.settings.semantic_weight)
+        return [_Candidate(c.source, c.sentence, lexical(c), 0.0, c.support, c.vector, c.score) for c in ranked]
 
     def _select(self, cands: list[_Candidate]) -> list[_Candidate]:
         """Greedy: best first, skipping near-duplicates, nudging towards papers not yet quoted."""
         picked: list[_Candidate] = []
-        floor = max(self.settings.abstain_below, cands[0].score * 0.8) if cands else 0.0
+        if self.scorer == "keyword":
+            floor = max(self.settings.abstain_below, cands[0].rank * 0.8) if cands else 0.0
+        else:
+            floor = cands[0].rank - KEEP_MARGIN if cands else 0.0
         for cand in cands:
-            if len(picked) >= self.settings.max_sentences or cand.score < floor:
+            if len(picked) >= self.settings.max_sentences or cand.rank < floor:
                 break
-            if any(_near_duplicate(cand, p) for p in picked):
+            weak = bool(picked) and cand.score < self.settings.abstain_below  # only the lead may be weak
+            if weak or any(_near_duplicate(cand, p) for p in picked):
                 continue
             picked.append(cand)
         return picked
@@ -106,6 +146,7 @@ class ExtractiveAnswerer(Answerer):
             span_end=cand.sentence.end,
             quote=cand.sentence.text,
             support=round(cand.score, 4),
+            section=str(getattr(passage, "section", "") or ""),
         )
         return AnswerSentence(
             text=" ".join(cand.sentence.text.split()), citations=[citation], support=round(cand.score, 4)

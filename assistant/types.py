@@ -75,6 +75,7 @@ class Citation:
     span_end: int
     quote: str
     support: float
+    section: str = ""  # the section of the paper the quote is in, when the passage knows it
 
 
 @dataclass

@@ -237,21 +237,44 @@ PDF_DATA = (
 )
 
 
+COMPARE_NOTE = (
+    "Same questions, same retrieval run (twice top_k passages per question, retrieval order), answered four ways "
+    "(bench/selection_compare.py): the first top_k passages or the top_k kept by the sentence-based rerank "
+    "(bench/passage_rerank.py), quoted by the keyword-prefiltered scorer (with the answer-type nudges) or the "
+    "learned one (assistant/selection.py, trained by bench/train_selection.py). Over questions with text evidence: "
+    "evidence recall@5 and evidence quoted as above; first citation on a gold page: the answer's first "
+    "citation names a page range holding a gold evidence paragraph (an abstention counts as wrong). "
+    "Abstentions at the current abstain_below. The ms include the rerank and the answer, not retrieval."
+)
+
+
+def compare_body(store: Store, questions: Sequence[Question], papers: Sequence[Paper], data: str) -> str:
+    from bench.selection_compare import table
+
+    return f"{len(questions)} questions on {data}.\n\n{table(store, questions, papers)}\n\n{COMPARE_NOTE}"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     add_common_args(parser)
     args = parser.parse_args(argv)
     with quiet_logs():
-        store, _, questions, _, _ = pdf_store()
+        store, papers, questions, _, _ = pdf_store()
         body = results_body(store, ask_all(store, questions), PDF_DATA)
+        compared = compare_body(store, questions, papers, "the bundled PDFs (bench/pdf_qa.json)")
     publish(args, "pdf-qa", "Ask PDF on the bundled PDFs (bench_qasper)", MODULE, body)
+    publish(args, "selection-pdf-qa", "Sentence selection on the bundled PDFs (bench_qasper)", MODULE, compared)
     if not qasper_dir().exists() and not args.no_record:
         write_section("qasper", f"## Ask PDF on QASPER (bench_qasper)\n\n{NOT_MEASURED}")
     require(qasper_dir(), "the QASPER slice (shared/data/eval/qasper)")
     with quiet_logs():
-        store, outcomes = qasper_run()
-        body = results_body(store, outcomes, QASPER_DATA)
+        qpapers, qquestions = load_qasper(qasper_dir())
+        store = open_store(CACHE / "data")
+        index_papers(store, qpapers)
+        body = results_body(store, ask_all(store, qquestions), QASPER_DATA)
+        compared = compare_body(store, qquestions, qpapers, "the QASPER slice")
     publish(args, "qasper", "Ask PDF on QASPER (bench_qasper)", MODULE, body)
+    publish(args, "selection-qasper", "Sentence selection on QASPER (bench_qasper)", MODULE, compared)
     return 0
 
 

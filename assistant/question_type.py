@@ -1,0 +1,82 @@
+"""What a question asks for: a number, a named thing, a definition, a formula, or anything else.
+
+The answer type is read from the question's wording ("how many" asks for a number, "which algorithm" for a
+name, "what is X" for a definition of X, "reward function" for a formula or its description); the key terms
+are the words of the question that a sentence answering it is likely to repeat.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Literal
+
+AnswerType = Literal["number", "entity", "definition", "formula", "other"]
+ANSWER_TYPES: tuple[AnswerType, ...] = ("number", "entity", "definition", "formula", "other")
+
+_NUMBER = re.compile(
+    r"\bhow (?:many|much|large|big|long|often|fast|small|high|low|well)\b"
+    r"|\bwhat (?:is |are |was |were )?(?:the )?(?:number|size|percentage|proportion|share|amount|fraction|"
+    r"count|accuracy|score|f1|precision|recall|rate|performance|speed|cost|improvement|gain|budget|agreement|"
+    r"correlation|duration|price|length|total)s?\b"
+    r"|\bby how\b|\bwhat size\b",
+    re.IGNORECASE,
+)
+_FORMULA = re.compile(
+    r"\b(?:reward|loss|objective|formula|equation|penalty)(?: functions?)?\b|\bhow (?:is|are) \w+(?: \w+)? "
+    r"(?:computed|calculated|defined)\b",
+    re.IGNORECASE,
+)
+_THINGS = (
+    r"(?:algorithms?|methods?|models?|datasets?|data sets?|corpus|corpora|benchmarks?|tools?|frameworks?|"
+    r"architectures?|baselines?|metrics?|languages?|optimizers?|techniques?|approach(?:es)?|systems?|"
+    r"libraries|library|parsers?|encoders?|classifiers?|embeddings?|features?|tasks?|sources?|venues?|"
+    r"policies|policy|networks?|strategies|strategy|hardware|gpus?|licen[cs]es?|formats?|venues?)"
+)
+_ENTITY = re.compile(
+    rf"^\s*(?:which|what)\b(?:\s+\w+){{0,3}}\s+{_THINGS}\b|\bwhich\b|\b(?:name|list)\s+the\b",
+    re.IGNORECASE,
+)
+_DEFINITION = re.compile(
+    r"^\s*(?:what(?:'s| is| are| was)|define|explain)\s+(?:a |an |the )?(?P<subject>[^?]{1,60}?)"
+    r"\s*(?:\?|$| and (?:how|why|what|which|when) )"
+    r"|^\s*what does (?P<subject2>[^?]{1,60}?) (?:mean|stand for|refer to|do)\s*\??\s*$"
+    r"|^\s*what is meant by (?P<subject3>[^?]{1,60}?)\s*\??\s*$",
+    re.IGNORECASE,
+)
+_NOT_SUBJECT = re.compile(r"^(?:difference|relation|role|effect|impact|purpose|goal|aim|main|best|most)\b", re.I)
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-']*")
+
+
+@dataclass(frozen=True)
+class QuestionType:
+    """The answer type of a question and, for a definition, the thing to define."""
+
+    answer: AnswerType
+    subject: str = ""  # "PaSa" for "What is PaSa?"; "" unless the answer type is a definition
+
+
+def _definition_subject(question: str) -> str:
+    m = _DEFINITION.search(question)
+    if not m:
+        return ""
+    subject = (m.group("subject") or m.group("subject2") or m.group("subject3") or "").strip()
+    words = _WORD.findall(subject)
+    if not words or len(words) > 6 or _NOT_SUBJECT.search(subject):
+        return ""
+    return subject
+
+
+def classify(question: str) -> QuestionType:
+    """The answer type of `question`, from its wording; "other" when nothing in it says."""
+    q = " ".join(question.split())
+    if _NUMBER.search(q):
+        return QuestionType("number")
+    if _FORMULA.search(q):
+        return QuestionType("formula")
+    if _ENTITY.search(q):
+        return QuestionType("entity")
+    subject = _definition_subject(q)
+    if subject:
+        return QuestionType("definition", subject)
+    return QuestionType("other")

@@ -1,0 +1,183 @@
+"""Features of a candidate answer sentence for one question, read by the learned sentence scorer.
+
+Each feature is a number computed from the question (its answer type and key terms) and the sentence in its
+place (its passage's rank, its neighbours, its section when the chunk knows it). `CHEAP` features need no
+embedding; `FULL` starts from the embedding-based support score, computed only for the sentences the cheap
+ones keep.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from assistant.question_type import QuestionType
+from assistant.scoring import overlap
+
+_NUMBER = re.compile(
+    r"(?<![\w.\[])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?:%|percent|[kKMB]\b|million|billion|thousand|hours?|"
+    r"days?|weeks?|GB|TB|MB|tokens|papers|x\b))?"
+)
+_YEAR = re.compile(r"^(?:19|20)\d\d$")
+_CITATION = re.compile(
+    r"\(\s*[A-Z][A-Za-z\-]+(?: et al\.?| and [A-Z][A-Za-z\-]+)?,? \d{4}[a-z]?\s*[;)]|\[\d+(?:[,\-–]\s*\d+)*\]"
+)
+_NAME = re.compile(r"\b(?:[A-Z]{2,}[A-Za-z0-9\-]*|[A-Z][a-z]+[A-Z][A-Za-z0-9\-]*|[A-Za-z]+-\d[\w.\-]*)\b")
+_CAPTION = re.compile(r"^\s*(?:fig(?:ure)?\.?|table|tab\.|algorithm)\s*\d+|^\s*\([a-z]\)\s", re.IGNORECASE)
+_HEADING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?\s+[A-Z][a-z]+|[A-Z][A-Z ]{6,}\b)")
+_DEFINES = re.compile(
+    r"\b(?:is|are)\s+(?:a|an|the|defined as)\b|\brefers? to\b|\bdenotes?\b|\b(?:we|this paper|this work) "
+    r"(?:propose|introduce|present|describe)s?\b|\b(?:called|named|dubbed|termed)\b",
+    re.IGNORECASE,
+)
+_FORMULA = re.compile(r"[=∑Σ∏λαβγ·×≤≥]|\b(?:defined as|computed as|calculated as|given by|equals?)\b", re.IGNORECASE)
+_CONTINUES = re.compile(
+    r"^\s*(?:this|these|it|they|such|however|moreover|thus|therefore|furthermore|additionally|in addition|"
+    r"then|also|here|specifically|in particular)\b",
+    re.IGNORECASE,
+)
+_OWN_WORK = re.compile(r"\b(?:we|our|us)\b", re.IGNORECASE)
+_GOOD_SECTIONS = re.compile(r"method|approach|model|experiment|result|evaluation|training|setup|data|implement", re.I)
+_BAD_SECTIONS = re.compile(r"related|background|reference|bibliograph|acknowledg|appendix|limitation|ethic", re.I)
+
+CHEAP = (
+    "bias", "lexical", "rare", "bigram", "prior", "first", "position", "length", "numbers", "names", "citations",
+    "caption", "heading", "continues", "own_work", "prev_lexical", "next_lexical", "good_section", "bad_section",
+    "q_number", "q_entity", "q_definition", "q_formula",
+    "number_x_number", "entity_x_names", "definition_x_defines", "definition_x_subject_first", "formula_x_formula",
+    "formula_x_defines",
+)  # fmt: skip
+FULL = (
+    "support", "caption", "heading", "number_x_number", "entity_x_names", "definition_x_defines",
+    "definition_x_subject_first", "formula_x_formula", "formula_x_defines", "citations", "prior", "rare", "bigram",
+    "prev_lexical", "continues",
+)  # fmt: skip
+# `support` is today's sentence score, semantic_weight x embedding similarity + the rest x keyword overlap: the full
+# model learns how much the answer type, captions, headings and the passage's rank should move it.
+
+
+def full_row(cheap: Sequence[float], support: float) -> list[float]:
+    """The `FULL` features of a sentence from its `CHEAP` ones and its support score."""
+    values = dict(zip(CHEAP, cheap, strict=True))
+    values["support"] = support
+    return [values[name] for name in FULL]
+
+
+@dataclass(frozen=True)
+class Context:
+    """A sentence in its place: passage rank (0 is the best), neighbours, section ("" when unknown)."""
+
+    text: str
+    terms: frozenset[str]
+    bigrams: frozenset[tuple[str, str]]
+    rank: int
+    index: int  # in its passage
+    count: int  # sentences in its passage
+    prev_terms: frozenset[str] = frozenset()
+    next_terms: frozenset[str] = frozenset()
+    section: str = ""
+
+
+@dataclass(frozen=True)
+class Query:
+    """The question as the features read it."""
+
+    terms: frozenset[str]
+    kind: QuestionType
+    rare: frozenset[str]  # its two rarest terms in the candidate pool
+    bigrams: frozenset[tuple[str, str]]
+    subject: str = ""  # lower-cased thing to define
+
+
+def numbers_in(text: str) -> int:
+    """Quantities in `text`: numbers that are not years, citation numbers or list markers."""
+    spans = [m.group(0) for m in _NUMBER.finditer(_CITATION.sub(" ", text))]
+    return sum(not _YEAR.match(s.strip()) for s in spans)
+
+
+def _names(text: str, query_text_terms: frozenset[str]) -> int:
+    return sum(m.group(0).lower() not in query_text_terms for m in _NAME.finditer(text))
+
+
+def bigrams(words: Sequence[str]) -> frozenset[tuple[str, str]]:
+    """Adjacent pairs of (stemmed) words: a phrase of the question found again in a sentence."""
+    return frozenset(itertools.pairwise(words))
+
+
+def make_query(terms: frozenset[str], ordered: Sequence[str], kind: QuestionType, idf: dict[str, float]) -> Query:
+    rare = frozenset(sorted(terms, key=lambda t: -idf.get(t, 1.0))[:2])
+    return Query(terms, kind, rare, bigrams(ordered), kind.subject.lower())
+
+
+def _section_flags(section: str) -> tuple[float, float]:
+    if not section:
+        return 0.0, 0.0
+    return float(bool(_GOOD_SECTIONS.search(section))), float(bool(_BAD_SECTIONS.search(section)))
+
+
+def cheap_features(q: Query, c: Context, idf: dict[str, float]) -> list[float]:
+    """The `CHEAP` features of one sentence, in that order."""
+    text = c.text
+    kind = q.kind.answer
+    numbers, names = numbers_in(text), _names(text, q.terms)
+    defines = bool(_DEFINES.search(text))
+    formula = bool(_FORMULA.search(text))
+    head = text.lower()[: max(60, len(q.subject) + 20)]
+    good, bad = _section_flags(c.section)
+    return [
+        1.0,
+        overlap(set(q.terms), set(c.terms), idf),
+        len(q.rare & c.terms) / max(1, len(q.rare)),
+        len(q.bigrams & c.bigrams) / max(1, len(q.bigrams)),
+        1.0 / (1 + c.rank),
+        float(c.index == 0),
+        c.index / max(1, c.count - 1),
+        math.log1p(len(text)) / 6.5,
+        min(numbers, 3) / 3,
+        min(names, 3) / 3,
+        float(bool(_CITATION.search(text))),
+        float(bool(_CAPTION.search(text))),
+        float(bool(_HEADING.search(text))),
+        float(bool(_CONTINUES.search(text))),
+        float(bool(_OWN_WORK.search(text))),
+        overlap(set(q.terms), set(c.prev_terms), idf),
+        overlap(set(q.terms), set(c.next_terms), idf),
+        good,
+        bad,
+        float(kind == "number"),
+        float(kind == "entity"),
+        float(kind == "definition"),
+        float(kind == "formula"),
+        float(kind == "number" and numbers > 0),
+        float(kind == "entity" and names > 0),
+        float(kind == "definition" and defines),
+        float(kind == "definition" and bool(q.subject) and q.subject in head),
+        float(kind == "formula" and formula),
+        float(kind == "formula" and defines),
+    ]
+
+
+# Hand-set nudges for today's (keyword-prefiltered) scorer, in support-score units: the labelled data at hand
+# has no definition questions to learn them from (docs/benchmarks.md, "Sentence selection").
+DEFINES_BONUS, CAPTION_PENALTY, NUMBER_BONUS = 0.15, 0.15, 0.05
+
+
+def defines(text: str, subject: str) -> bool:
+    """`text` defines `subject`: names it near its start and says what it is ("X is a", "we present X, a")."""
+    head = text.lower()[: max(80, len(subject) + 30)]
+    return bool(subject) and subject.lower() in head and bool(_DEFINES.search(text) or re.search(
+        rf"{re.escape(subject.lower())}\s*(?:\(\w+\))?\s*,\s*(?:a|an|the)\b", head))  # fmt: skip
+
+
+def type_bonus(kind: QuestionType, text: str) -> float:
+    """How much what the question asks for moves a sentence's rank: up for the defining sentence of a "what is
+    X" question and for a number that answers a number question, down for a figure or table caption."""
+    bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
+    if kind.answer == "definition" and defines(text, kind.subject):
+        bonus += DEFINES_BONUS
+    if kind.answer == "number" and numbers_in(text):
+        bonus += NUMBER_BONUS
+    return bonus

@@ -1,0 +1,119 @@
+"""Question-aware sentence selection: answer types, the learned scorer's file, and the shape of an answer."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from assistant.answer_shape import arrange, compose, lead
+from assistant.extractive import usable
+from assistant.question_type import classify
+from assistant.selection import MODEL_PATH, candidates, load_model
+from assistant.sentence_features import CHEAP, FULL, defines, numbers_in, type_bonus
+from assistant.sentences import Sentence
+from assistant.types import AnswerSentence, Citation, Passage
+
+
+@pytest.mark.parametrize(
+    ("question", "kind", "subject"),
+    [
+        ("What RL algorithm is used to train MiroThinker?", "entity", ""),
+        ("Which RL algorithm trains PaSa's Crawler?", "entity", ""),
+        ("What is MiroThinker's reward function?", "formula", ""),
+        ("What is the Crawler's reward?", "formula", ""),
+        ("What is PaSa?", "definition", "PaSa"),
+        ("What is GRPO and how do agentic papers modify it?", "definition", "GRPO"),
+        ("How many papers does the corpus contain?", "number", ""),
+        ("How much disk space does the full corpus take?", "number", ""),
+        ("What is the difference between PPO and GRPO?", "other", ""),
+        ("How are duplicate versions of the same paper handled?", "other", ""),
+    ],
+)
+def test_answer_type_of_a_question(question: str, kind: str, subject: str) -> None:
+    found = classify(question)
+    assert (found.answer, found.subject) == (kind, subject)
+
+
+def test_numbers_leave_out_years_and_citation_numbers() -> None:
+    assert numbers_in("The corpus consists of 81.1M papers.") == 1
+    assert numbers_in("As shown by Lo et al. (2020) and in [12], the corpus is large.") == 0
+
+
+def test_shipped_model_matches_the_features_and_names_its_data() -> None:
+    model = load_model()
+    assert model.cheap.features == CHEAP and model.full.features == FULL
+    assert len(model.full.coef) == len(FULL)
+    assert "SciFact" in MODEL_PATH.read_text(encoding="utf-8")
+
+
+def _passage(text: str, number: int = 1, paper: str = "p1") -> Passage:
+    return Passage(f"{paper}#{number}", paper, "T", [], 2020, None, number, number, text, number=number)
+
+
+@pytest.mark.parametrize(
+    ("question", "text", "first"),
+    [
+        (
+            "How many papers does the corpus contain?",
+            "The corpus contains papers from many disciplines and publishers. "
+            "The resulting corpus consists of 81.1M papers after filtering.",
+            "The resulting corpus",
+        ),
+        (
+            "What is the reward function?",
+            "Figure 3: Training reward across training steps for the reward model. "
+            "The reward is the sum of a format reward and an accuracy reward given for a correct final answer.",
+            "The reward is",
+        ),
+    ],
+)
+def test_learned_scorer_ranks_the_answering_sentence_first(question: str, text: str, first: str) -> None:
+    _, found = candidates(question, [_passage(text)], usable)
+    assert found[0].sentence.text.startswith(first)
+
+
+def test_the_defining_sentence_of_a_what_is_question_is_nudged_up_and_a_caption_down() -> None:
+    kind = classify("What is PaSa?")
+    assert defines("We introduce PaSa, an advanced paper search agent powered by large language models.", "PaSa")
+    assert not defines("PaSa outperforms strong baselines on every benchmark we tried.", "PaSa")
+    assert type_bonus(kind, "PaSa is an agent that searches for papers.") > 0
+    assert type_bonus(kind, "Figure 2: PaSa is an agent that searches for papers.") < type_bonus(
+        kind, "PaSa is an agent that searches for papers."
+    )
+
+
+def test_scoring_a_question_takes_milliseconds() -> None:
+    text = " ".join(f"Sentence {i} says the corpus holds {i} million documents of text." for i in range(15))
+    sources = [_passage(text, n) for n in range(1, 9)]
+    candidates("How many papers does the corpus contain?", sources, usable)  # warm: the model file is read once
+    started = time.perf_counter()
+    _, found = candidates("How many papers does the corpus contain?", sources, usable)
+    assert len(found) == 120 and time.perf_counter() - started < 0.25  # 120 sentences; a few ms unloaded
+
+
+class _Pick:
+    def __init__(self, source: int, text: str, start: int) -> None:
+        self.source, self.sentence = source, Sentence(text, start, start + len(text))
+
+
+def test_number_question_leads_with_the_sentence_that_shows_the_number() -> None:
+    picked = [_Pick(0, "The corpus is large and diverse.", 0), _Pick(1, "It holds 81.1M papers.", 0)]
+    assert lead("How many papers are in the corpus?", picked) == 1
+    assert lead("What is in the corpus?", picked) == 0
+
+
+def test_arrange_groups_sentences_by_paper_after_the_lead() -> None:
+    a1, b1, a2 = _Pick(2, "A later.", 50), _Pick(1, "B.", 0), _Pick(0, "A first.", 0)
+    ordered = arrange("What is it?", [a1, b1, a2], papers=["pa", "pb", "pa"])
+    assert ordered == [a1, a2, b1]
+
+
+def _sentence(text: str, number: int) -> AnswerSentence:
+    citation = Citation(number, f"c{number}", "p", 1, 1, 0, len(text), text, 0.5)
+    return AnswerSentence(text, [citation], 0.5)
+
+
+def test_a_run_of_sentences_from_one_passage_names_it_once() -> None:
+    text = compose([_sentence("One.", 1), _sentence("Two.", 1), _sentence("Three.", 2)])
+    assert text == "One. Two. [1] Three. [2]"
