@@ -11,7 +11,9 @@ from dataclasses import dataclass
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
+from assistant.abstention import Evidence, abstains, gather
 from assistant.base import Answerer
+from assistant.lists import list_answer
 from assistant.scoring import idf_weights, mix, overlap, similarities, terms
 from assistant.sentences import Sentence, split_sentences
 from assistant.types import Answer, AnswerSentence, Citation, Passage
@@ -53,15 +55,26 @@ class ExtractiveAnswerer(Answerer):
 
     def answer(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
         candidates = self._score(standalone, sources)
-        picked = self._select(candidates)
         best = candidates[0].score if candidates else 0.0
-        if not picked or best < self.settings.abstain_below:
-            return self._abstain(question, standalone, sources, best)
+        evidence = gather(standalone, sources, best)
+        if not candidates or abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence):
+            return self._abstain(question, standalone, sources, evidence)
+        listed = list_answer(question, standalone, sources, self.name)
+        if listed is not None:
+            return listed
+        picked = self._select(candidates)
+        if not picked:
+            return self._abstain(question, standalone, sources, evidence)
         sentences = [self._cite(c, sources) for c in picked]
         text = " ".join(f"{s.text} [{s.citations[0].number}]" for s in sentences)
         return Answer(
             question, standalone, text, sentences, sources, self.name, notes=[f"best sentence score {best:.2f}"]
         )
+
+    def evidence(self, standalone: str, sources: list[Passage]) -> Evidence:
+        """What abstention weighs for this question and these sources (`assistant.abstention`)."""
+        candidates = self._score(standalone, sources)
+        return gather(standalone, sources, candidates[0].score if candidates else 0.0)
 
     def _score(self, query: str, sources: list[Passage]) -> list[_Candidate]:
         pool = [(i, s) for i, p in enumerate(sources) for s in split_sentences(p.text) if _usable(s)]
@@ -111,7 +124,7 @@ class ExtractiveAnswerer(Answerer):
             text=" ".join(cand.sentence.text.split()), citations=[citation], support=round(cand.score, 4)
         )
 
-    def _abstain(self, question: str, standalone: str, sources: list[Passage], best: float) -> Answer:
+    def _abstain(self, question: str, standalone: str, sources: list[Passage], evidence: Evidence) -> Answer:
         text = NOT_ANSWERED
         if sources:
             text += " The closest passages are listed below as sources; they may still be useful to read."
@@ -124,6 +137,8 @@ class ExtractiveAnswerer(Answerer):
             self.name,
             abstained=True,
             notes=[
-                f"best sentence score {best:.2f} is below the abstention threshold {self.settings.abstain_below:.2f}"
+                f"abstained: {evidence.describe()}; chance the passages answer {evidence.probability():.2f} "
+                f"(abstains below {self.settings.abstain_evidence:.2f}, or a best sentence below "
+                f"{self.settings.abstain_below:.2f})"
             ],
         )
