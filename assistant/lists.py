@@ -81,6 +81,16 @@ def canonical(name: str) -> str:
     return _SUFFIX.sub("", name)
 
 
+def _named(text: str, local: dict[str, Counter[str]], kinds: tuple[str, ...], q_terms: set[str]) -> dict[str, str]:
+    """The names of the asked kinds in one sentence: name → kind (a name the question itself gives is no answer)."""
+    out = {}
+    for name in dict.fromkeys(canonical(n) for n in names(text)):
+        kind = kind_of(name, local.get(name, Counter()))
+        if kind in kinds and name.lower() not in q_terms:
+            out[name] = kind
+    return out
+
+
 def find_items(question: str, sources: list[Passage], kinds: tuple[str, ...]) -> list[_Found]:
     """Names of the asked kinds in the sources, most papers first, then by the best source's rank."""
     local = kind_counts([p.text for p in sources])
@@ -88,13 +98,12 @@ def find_items(question: str, sources: list[Passage], kinds: tuple[str, ...]) ->
     found: dict[str, _Found] = {}
     for i, passage in enumerate(sources):
         for sentence in split_sentences(passage.text):
-            for name in dict.fromkeys(canonical(n) for n in names(sentence.text)):
-                key = name.lower()
-                kind = kind_of(name, local.get(name, Counter()))
-                if kind not in kinds or key in q_terms:  # a name the question itself gives is not an answer
-                    continue
-                relevance = overlap(q_terms, terms([sentence.text])[0], {})
-                found.setdefault(key, _Found(name, kind)).add(passage.paper_id, _Mention(i, sentence, relevance))
+            named = _named(sentence.text, local, kinds, q_terms)
+            if not named:
+                continue
+            mention = _Mention(i, sentence, overlap(q_terms, terms([sentence.text])[0], {}))
+            for name, kind in named.items():
+                found.setdefault(name.lower(), _Found(name, kind)).add(passage.paper_id, mention)
     ranked = sorted(found.values(), key=lambda f: (-len(f.by_paper), f.first, f.name))
     return ranked[:MAX_ITEMS]
 
