@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.types import AnswerSentence, Passage, Scope
+from assistant.types import AnswerSentence, Citation, Passage, Scope
 from storage.uploads import Upload
 
 
@@ -41,6 +41,16 @@ class SourceOut(Passage):
     pages: str = ""  # a field here, where `Passage` computes it
 
 
+class ListItemOut(BaseModel):
+    """One named thing of a list answer, with the papers that name it (one citation and quote per paper)."""
+
+    name: str
+    kind: str = Field(description="algorithm, dataset, benchmark, model or framework.")
+    papers: int = Field(description="How many of the sources' papers name it.")
+    citations: list[Citation]
+    quote: str = Field(description="The sentence of the first citation that names it.")
+
+
 class AnswerOut(BaseModel):
     """A cited answer: `text` carries [n] markers that refer to `sources[n-1]`."""
 
@@ -53,6 +63,9 @@ class AnswerOut(BaseModel):
     abstained: bool
     removed_citations: list[int]
     notes: list[str]
+    items: list[ListItemOut] = Field(
+        default_factory=list, description="For a list question: the named things found, most papers first."
+    )
     conversation_id: str | None = None
 
 

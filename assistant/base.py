@@ -39,10 +39,14 @@ class Answerer(ABC):
 
     def stream(self, question: str, standalone: str, sources: list[Passage]) -> Iterator[AnswerChunk]:
         """Yield the answer's text piece by piece, then the `Answer`; by default one sentence at a time."""
-        answer = self.answer(question, standalone, sources)
+        yield from self.stream_answer(self.answer(question, standalone, sources))
+
+    def stream_answer(self, answer: Answer) -> Iterator[AnswerChunk]:
+        """An answer already made, piece by piece: one sentence at a time, then the `Answer`."""
+        gap = "\n" if answer.items else " "  # a list answer shows one named item a line
         for i, sentence in enumerate(answer.sentences):
             marks = "".join(f" [{n}]" for n in dict.fromkeys(c.number for c in sentence.citations))
-            yield AnswerChunk(text=("" if i == 0 else " ") + sentence.text + marks)
+            yield AnswerChunk(text=("" if i == 0 else gap) + sentence.text + marks)
         if not answer.sentences:
             yield AnswerChunk(text=answer.text)
         yield AnswerChunk(answer=answer)

@@ -13,8 +13,10 @@ from typing import Literal
 import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
+from assistant.abstention import Evidence, abstains, gather
 from assistant.answer_shape import arrange, compose, pieces
 from assistant.base import AnswerChunk, Answerer
+from assistant.lists import list_answer
 from assistant.question_type import classify
 from assistant.scoring import idf_weights, mix, overlap, similarities, terms
 from assistant.selection import candidates, lexical, rescore
@@ -67,11 +69,18 @@ class ExtractiveAnswerer(Answerer):
         self.scorer = scorer  # "keyword": the keyword-prefiltered embedding score used before the learned one
 
     def answer(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
-        found = self._score(standalone, sources) if self.scorer == "keyword" else self._learned(standalone, sources)
+        keyword = self._score(standalone, sources)
+        found = keyword if self.scorer == "keyword" else self._learned(standalone, sources)
+        best = max((c.score for c in keyword), default=0.0)  # abstention is calibrated on the keyword score
+        evidence = gather(standalone, sources, best)
+        if not found or abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence):
+            return self._abstain(question, standalone, sources, evidence)
+        listed = list_answer(question, standalone, sources, self.name)
+        if listed is not None:
+            return listed
         picked = self._select(found)
-        best = max((c.score for c in found), default=0.0)
-        if not picked or best < self.settings.abstain_below:
-            return self._abstain(question, standalone, sources, best)
+        if not picked:
+            return self._abstain(question, standalone, sources, evidence)
         papers = [p.paper_id for p in sources]
         sentences = [self._cite(c, sources) for c in arrange(standalone, picked, papers)]
         text = compose(sentences)
@@ -82,9 +91,16 @@ class ExtractiveAnswerer(Answerer):
     def stream(self, question: str, standalone: str, sources: list[Passage]) -> Iterator[AnswerChunk]:
         """The answer's text one sentence at a time, as `compose` writes it, then the `Answer`."""
         answer = self.answer(question, standalone, sources)
+        if answer.items:  # a list answer: one named item a line, as every answerer streams it
+            yield from super().stream_answer(answer)
+            return
         for piece in pieces(answer.sentences) if answer.sentences else [answer.text]:
             yield AnswerChunk(text=piece)
         yield AnswerChunk(answer=answer)
+
+    def evidence(self, standalone: str, sources: list[Passage]) -> Evidence:
+        """What abstention weighs for this question and these sources (`assistant.abstention`)."""
+        return gather(standalone, sources, max((c.score for c in self._score(standalone, sources)), default=0.0))
 
     def _score(self, query: str, sources: list[Passage]) -> list[_Candidate]:
         pool = [(i, s) for i, p in enumerate(sources) for s in split_sentences(p.text) if usable(s)]
@@ -152,7 +168,7 @@ class ExtractiveAnswerer(Answerer):
             text=" ".join(cand.sentence.text.split()), citations=[citation], support=round(cand.score, 4)
         )
 
-    def _abstain(self, question: str, standalone: str, sources: list[Passage], best: float) -> Answer:
+    def _abstain(self, question: str, standalone: str, sources: list[Passage], evidence: Evidence) -> Answer:
         text = NOT_ANSWERED
         if sources:
             text += " The closest passages are listed below as sources; they may still be useful to read."
@@ -165,6 +181,8 @@ class ExtractiveAnswerer(Answerer):
             self.name,
             abstained=True,
             notes=[
-                f"best sentence score {best:.2f} is below the abstention threshold {self.settings.abstain_below:.2f}"
+                f"abstained: {evidence.describe()}; chance the passages answer {evidence.probability():.2f} "
+                f"(abstains below {self.settings.abstain_evidence:.2f}, or a best sentence below "
+                f"{self.settings.abstain_below:.2f})"
             ],
         )

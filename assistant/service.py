@@ -11,6 +11,7 @@ from typing import Any
 
 from assistant.backends import build_answerer
 from assistant.base import AnswerChunk, Answerer, Turn
+from assistant.lists import list_sources
 from assistant.passages import distinct_sources
 from assistant.retrieval import HybridRetriever
 from assistant.types import Answer, Passage, Scope
@@ -96,7 +97,8 @@ class Assistant:
             yield chunk
 
     def sources(self, query: str, scope: Scope) -> list[Passage]:
-        passages = distinct_sources(self.retriever.retrieve(query, scope), self.store.catalog)
+        k = list_sources(query, scope, self.settings)  # a list question reads more passages (None: top_k)
+        passages = distinct_sources(self.retriever.retrieve(query, scope, k), self.store.catalog)
         for number, passage in enumerate(passages, start=1):
             passage.number = number
         return passages

@@ -87,6 +87,22 @@ class AnswerSentence:
 
 
 @dataclass
+class ListItem:
+    """One named thing of a list answer (a method, dataset, benchmark...), with the papers that name it.
+
+    `citations` holds one citation per paper, each quoting the sentence of that paper that names the item."""
+
+    name: str
+    kind: str
+    papers: int
+    citations: list[Citation] = field(default_factory=list)
+
+    @property
+    def quote(self) -> str:
+        return self.citations[0].quote if self.citations else ""
+
+
+@dataclass
 class Answer:
     """A cited answer. `text` carries [n] markers that refer to `sources[n-1]`."""
 
@@ -99,9 +115,12 @@ class Answer:
     abstained: bool = False
     removed_citations: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    items: list[ListItem] = field(default_factory=list)  # a list answer's named things, most papers first
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         for src, passage in zip(data["sources"], self.sources, strict=True):
             src["pages"] = passage.pages
+        for item, listed in zip(data["items"], self.items, strict=True):
+            item["quote"] = listed.quote
         return data

@@ -167,7 +167,8 @@ def index_papers(store: Store, papers: Iterable[Paper]) -> int:
 def ask_all(store: Store, questions: Sequence[Question]) -> list[Outcome]:
     """Ask each question of its own paper with abstention switched off, keeping the best sentence score."""
     settings = store.settings
-    open_settings = settings.model_copy(update={"answer": settings.answer.model_copy(update={"abstain_below": 0.0})})
+    no_abstention = {"abstain_below": 0.0, "abstain_evidence": 0.0}
+    open_settings = settings.model_copy(update={"answer": settings.answer.model_copy(update=no_abstention)})
     assistant = Assistant(store)
     assistant.settings = open_settings  # read when its answerer is first built, below
     out = []

@@ -64,8 +64,21 @@ def use_pdf(assistant: Assistant, pdf: Path) -> str:
     return result.paper_id
 
 
+def print_items(answer: Answer) -> None:
+    """A list answer's quotes: for each named item, the sentence of each paper that names it."""
+    if not answer.items:
+        return
+    console.print("\n[bold]Where each is named[/bold]")
+    for item in answer.items:
+        console.print(f"  [bold]{escape(item.name)}[/bold] ({item.kind})", highlight=False)
+        for c in item.citations:
+            page = f", p. {c.page_start}" if c.page_start else ""
+            console.print(f"    [{c.number}]{page}: \u201c{escape(c.quote)}\u201d", highlight=False)
+
+
 def print_sources(answer: Answer) -> None:
     cited = {c.number for s in answer.sentences for c in s.citations}
+    print_items(answer)
     if not answer.sources:
         return
     console.print("\n[bold]Sources[/bold]")

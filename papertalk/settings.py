@@ -168,6 +168,14 @@ class AnswerSettings(_Group):
         description="Extractive answers abstain when the best sentence scores below this (calibrated on QASPER, "
         "QASA and the bundled PDFs' questions: answerable vs unanswerable and off-topic; see docs/benchmarks.md).",
     )
+    abstain_evidence: float = Field(
+        0.4,
+        ge=0,
+        le=1,
+        description="Extractive answers also abstain when the evidence model (best sentence, question terms and "
+        "names found in the passages, retriever agreement: assistant/abstention.py) gives the passages less than "
+        "this probability of answering; 0 turns it off (calibrated on held-out questions; see docs/benchmarks.md).",
+    )
     support_threshold: float = Field(
         0.48,
         ge=0,

@@ -81,12 +81,32 @@ function renderAnswer(answer) {
       text: "No answer: the papers in scope do not say this, so papertalk will not guess." }));
   }
   const sources = answer.sources || [];
+  if ((answer.items || []).length) {
+    box.append(itemList(answer.items, sources));
+    if (sources.length) box.append(sourceList(sources));
+    for (const note of answer.notes || []) box.append(el("p", { class: "note muted", text: note }));
+    return box;
+  }
   const text = prose(answer.sentences || [], sources);
   if (!(answer.sentences || []).length && answer.text && !answer.abstained) text.textContent = answer.text;
   box.append(text);
   if (sources.length) box.append(sourceList(sources));
   for (const note of answer.notes || []) box.append(el("p", { class: "note muted", text: note }));
   return box;
+}
+
+// A list answer: each named item, how many papers name it (with their citations), and the first quote.
+function itemList(items, sources) {
+  const list = el("ul", { class: "items" });
+  for (const item of items) {
+    const line = el("li", { class: "item", "data-kind": item.kind },
+      el("strong", { class: "item-name", text: item.name }),
+      el("span", { class: "muted", text: ` — ${item.papers} paper${item.papers === 1 ? "" : "s"}` }));
+    for (const citation of item.citations || []) line.append(citeButton(citation, sources[citation.number - 1]));
+    if (item.quote) line.append(el("q", { class: "item-quote", text: item.quote }));
+    list.append(line);
+  }
+  return list;
 }
 
 function citeButton(citation, source) {

@@ -77,11 +77,16 @@ def free_port() -> int:
 @pytest.fixture(scope="session")
 def server(web_data: Path) -> Iterator[str]:
     """The real app over `web_data`, served by uvicorn in a thread; yields its base address."""
+    yield from serve(web_data)
+
+
+def serve(data_dir: Path) -> Iterator[str]:
+    """The real app over `data_dir`, served by uvicorn in a thread; yields its base address."""
     import uvicorn
 
     from api.app import create_app
 
-    app = create_app(Settings(_env_file=None, data_dir=web_data))  # type: ignore[call-arg]
+    app = create_app(Settings(_env_file=None, data_dir=data_dir))  # type: ignore[call-arg]
     port = free_port()
     srv = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=srv.run, daemon=True)

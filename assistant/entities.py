@@ -1,0 +1,118 @@
+"""Named methods, datasets, benchmarks, models and frameworks in scientific prose, and what kind each one is.
+
+A name is an acronym or a mixed-case word ("GRPO", "ReAct", "WebArena", "Qwen2.5"). Its kind comes from the
+words around it: a head noun after it ("the PPO algorithm"), a list it is named in ("benchmarks such as
+GAIA and WebShop"), an apposition ("RAGEN, a modular framework"), or the long form it abbreviates ("Group
+Relative Policy Optimization (GRPO)": optimization → algorithm). The same reading, run over the arXiv
+abstracts, made the bundled vocabulary `papertalk/data/entities.json` (scripts/build_entity_vocab.py), which
+says how each known name is usually described; text at hand adds its own evidence.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+
+KINDS = ("algorithm", "dataset", "benchmark", "model", "framework")
+VOCABULARY = Path(__file__).resolve().parents[1] / "papertalk" / "data" / "entities.json"
+
+_NAME = r"(?:[A-Z][A-Za-z]*[A-Z][\w.+\-]*|[A-Z][a-z]+\d[\w.+\-]*|[A-Z]{2,}s?)"
+NAME = re.compile(rf"(?<![\w\-]){_NAME}(?![\w])")
+_HEADS = {
+    "algorithm": "algorithm algorithms optimization optimisation objective gradient estimator update method search "
+    "sampling estimation decoding",
+    "dataset": "dataset datasets corpus corpora data collection",
+    "benchmark": "benchmark benchmarks bench suite arena leaderboard testbed",
+    "model": "model models llm llms transformer backbone checkpoint",
+    "framework": "framework frameworks system agent agents toolkit library platform pipeline environment "
+    "architecture infrastructure engine",
+}
+HEAD_KIND = {word: kind for kind, words in _HEADS.items() for word in words.split()}
+_HEAD = "|".join(sorted(HEAD_KIND, key=len, reverse=True))
+_AFTER = re.compile(rf"(?<![\w\-])({_NAME})\s+(?:[a-z\-]+\s+)?({_HEAD})\b(?!-)")
+_LIST = re.compile(
+    rf"\b({_HEAD})\b(?!-)\s*(?:,|\()?\s*(?:such as|like|including|e\.g\.,?|namely|called|named|dubbed)\s+"
+    rf"((?:{_NAME}(?:\s*\([^)]{{0,40}}\))?(?:,\s*|\s+and\s+|\s+or\s+|,\s*and\s+)?){{1,8}})"
+)
+_APPOSITION = re.compile(
+    rf"(?<![\w\-])({_NAME})(?:\s*\([^)]{{0,80}}\))?,?\s+(?:an?|the)\s+(?:[\w\-]+\s+){{0,5}}?({_HEAD})\b(?!-)"
+)
+_IN_BRACKETS = re.compile(rf"\(({_NAME})\)")
+_WORDS_BEFORE = re.compile(r"((?:[A-Za-z][\w\-]*\s+){1,7})$")
+_GENERIC = (
+    "LLM LLMs LM LMs VLM VLMs MLLM MLLMs RL AI NLP ML DL API APIs GPU GPUs CPU QA IR KG KGs CV SOTA RLHF RLVR "
+    "AGI NLU NLG MDP MDPs POMDP CoT SFT LRM LRMs US UK EU II III IV TODO OOD URL HTML JSON SQL PDF KL"
+)
+GENERIC = frozenset(_GENERIC.split())  # acronyms of fields and things, never an answer to "which method"
+
+
+def names(text: str) -> list[str]:
+    """The candidate names in `text`, in order, generic acronyms (LLM, RL, SFT...) left out."""
+    return [m.group(0).rstrip(".-") for m in NAME.finditer(text) if m.group(0).rstrip(".-") not in GENERIC]
+
+
+def _initials_match(expansion: str, name: str) -> bool:
+    """Whether the long form's words start with the acronym's capitals ("Proximal Policy Optimization", PPO)."""
+    capitals = [c for c in name if c.isupper()]
+    initials = [w[0].upper() for w in re.split(r"[\s\-]+", expansion) if w]
+    return len(capitals) >= 2 and initials[-len(capitals) :] == capitals
+
+
+def _expansion_kind(words: str, name: str) -> str | None:
+    parts = words.split()
+    for size in range(len(parts), 0, -1):
+        long_form = " ".join(parts[-size:])
+        if _initials_match(long_form, name):
+            return HEAD_KIND.get(parts[-1].lower().rstrip("s")) or HEAD_KIND.get(parts[-1].lower())
+    return None
+
+
+def evidence(text: str) -> Iterator[tuple[str, str]]:
+    """(name, kind) for every place in `text` that says what kind of thing a name is."""
+    for m in _AFTER.finditer(text):
+        yield m.group(1).rstrip(".-"), HEAD_KIND[m.group(2).lower()]
+    for m in _LIST.finditer(text):
+        kind = HEAD_KIND[m.group(1).lower()]
+        for name in names(re.sub(r"\([^)]*\)", " ", m.group(2))):
+            yield name, kind
+    for m in _APPOSITION.finditer(text):
+        yield m.group(1).rstrip(".-"), HEAD_KIND[m.group(2).lower()]
+    for m in _IN_BRACKETS.finditer(text):  # "Group Relative Policy Optimization (GRPO)"
+        before = _WORDS_BEFORE.search(text[max(0, m.start() - 120) : m.start()])
+        long_kind = _expansion_kind(before.group(1), m.group(1)) if before else None
+        if long_kind:
+            yield m.group(1).rstrip(".-"), long_kind
+
+
+def kind_counts(texts: list[str]) -> dict[str, Counter[str]]:
+    """For each name the texts describe, how often they describe it as each kind."""
+    out: dict[str, Counter[str]] = {}
+    for text in texts:
+        for name, kind in evidence(text):
+            if name not in GENERIC:
+                out.setdefault(name, Counter())[kind] += 1
+    return out
+
+
+@cache
+def vocabulary() -> dict[str, dict[str, int]]:
+    """The bundled vocabulary: name → {kind: how many arXiv abstracts described it so}; empty if missing."""
+    if not VOCABULARY.exists():
+        return {}
+    data: dict[str, dict[str, int]] = json.loads(VOCABULARY.read_text(encoding="utf-8"))
+    return data
+
+
+def kind_of(name: str, local: Counter[str] | None = None) -> str | None:
+    """The kind a name most often has (the text at hand counts three times an abstract), None if unknown."""
+    counts: Counter[str] = Counter(vocabulary().get(name, {}))
+    for kind, n in (local or Counter()).items():
+        counts[kind] += 3 * n
+    if not counts:
+        return None
+    kind, top = counts.most_common(1)[0]
+    return kind if top >= 2 and top >= 0.5 * sum(counts.values()) else None

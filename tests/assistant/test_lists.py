@@ -1,0 +1,80 @@
+"""List answers on real papers: the demo corpus's papers on multi-turn tool use, read for named algorithms."""
+
+from __future__ import annotations
+
+import json
+import re
+
+from assistant.entities import evidence, kind_of, names, vocabulary
+from assistant.lists import asked_kinds
+from assistant.service import Assistant
+from assistant.types import Answer
+from papertalk.demo import DEMO_TOPIC
+from storage.store import Store
+from tests.helpers.cli import run_cli
+
+QUESTION = "Which RL algorithms are used to train LLM agents for multi-turn tool use?"
+FRAMEWORKS = {"RAGEN", "AGILE", "ReAct", "verl", "OpenRLHF", "ToolRL", "SkyRL"}  # named in these papers as frameworks
+
+
+def test_list_questions_are_told_from_other_questions() -> None:
+    assert asked_kinds(QUESTION) == ("algorithm",)
+    assert "benchmark" in asked_kinds("What benchmarks are used to evaluate web agents?")
+    assert asked_kinds("Which datasets do they use?")[0] == "dataset"
+    assert asked_kinds("What RL algorithm is used to train MiroThinker?") == ()  # one thing, not a list
+    assert asked_kinds("How are rewards designed for web search agents?") == ()
+
+
+def test_names_and_their_kinds_are_read_from_the_sentence() -> None:
+    text = (
+        "We train the agent with Group Relative Policy Optimization (GRPO) and compare it with the PPO "
+        "algorithm on benchmarks such as WebShop and ALFWorld. We build on RAGEN, a modular framework."
+    )
+    assert names(text) == ["GRPO", "PPO", "WebShop", "ALFWorld", "RAGEN"]
+    found = set(evidence(text))
+    assert {("GRPO", "algorithm"), ("PPO", "algorithm"), ("WebShop", "benchmark"), ("RAGEN", "framework")} <= found
+
+
+def test_the_bundled_vocabulary_knows_algorithms_from_frameworks() -> None:
+    assert len(vocabulary()) > 1000
+    assert kind_of("GRPO") == kind_of("PPO") == kind_of("DPO") == "algorithm"
+    assert kind_of("WebArena") == "benchmark"
+    assert kind_of("ReAct") != "algorithm"
+
+
+def assert_list_answer(answer: Answer) -> None:
+    """Named algorithms, none twice, each with the papers that name it and a quote that names it."""
+    assert answer.items and not answer.abstained
+    keys = [item.name.lower() for item in answer.items]
+    assert len(keys) == len(set(keys))
+    assert all(item.kind == "algorithm" for item in answer.items)
+    assert not {item.name for item in answer.items} & FRAMEWORKS
+    assert {"GRPO", "PPO"} & {item.name for item in answer.items}
+    papers = [item.papers for item in answer.items]
+    assert papers == sorted(papers, reverse=True)
+    for item in answer.items:
+        assert len(item.citations) == item.papers == len({c.paper_id for c in item.citations})
+        for c in item.citations:
+            source = answer.sources[c.number - 1]
+            assert source.paper_id == c.paper_id and source.text[c.span_start : c.span_end] == c.quote
+            assert item.name in c.quote
+    top = answer.items[0]
+    assert f"{top.name} — {top.papers} paper" in answer.text
+
+
+def test_a_list_question_over_a_topic_returns_named_algorithms_with_their_papers(tool_use: Store) -> None:
+    from assistant.types import Scope
+
+    answer = Assistant(tool_use).ask(QUESTION, Scope(topic=DEMO_TOPIC))
+    assert_list_answer(answer)
+    assert answer.items[0].papers >= 2  # counted across papers
+
+
+def test_the_cli_shows_the_list_and_its_quotes(tool_use: Store) -> None:
+    shown = run_cli("ask", QUESTION, timeout=300)
+    assert shown.returncode == 0, shown.stderr
+    assert "Traceback" not in shown.stderr
+    assert re.search(r"^(GRPO|PPO) — \d+ papers? \[\d+\]", shown.stdout, re.M), shown.stdout
+    assert "Where each is named" in shown.stdout
+    as_json = json.loads(run_cli("ask", QUESTION, "--json", timeout=300).stdout)
+    assert as_json["items"] and {"name", "kind", "papers", "citations", "quote"} <= as_json["items"][0].keys()
