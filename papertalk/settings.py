@@ -80,6 +80,11 @@ class ChunkSettings(_Group):
     )
     overlap_tokens: int = Field(32, ge=0, le=128, description="Word pieces shared by neighbouring chunks.")
     title_tokens: int = Field(40, ge=0, le=64, description="Word pieces of the title prefixed to each chunk.")
+    clean_text: bool = Field(
+        True,
+        description="Clean PDF text before chunking: drop running headers, footers and page numbers, keep "
+        "section headings as each chunk's section, mark figure and table captions, split run-together words.",
+    )
 
 
 class ArxivSettings(_Group):
@@ -226,6 +231,7 @@ class Settings(BaseSettings):
             raise ConfigurationError(describe_invalid(type(self), exc, dotenv)) from None
         except SettingsError as exc:
             raise ConfigurationError(describe_unparsable(type(self), exc)) from None
+
     pdf: PdfSettings = Field(default_factory=PdfSettings, description="Limits on each PDF parsed.")
 
     @property
