@@ -162,6 +162,11 @@ class AnswerSettings(_Group):
 
 
 class PdfSettings(_Group):
+    parser: Literal["pypdf", "pypdfium2"] = Field(
+        "pypdf",
+        description="PDF text extraction: `pypdf` (pure Python) or `pypdfium2` (PDFium: many times faster, and "
+        "keeps the spaces between words that pypdf drops on some PDFs; `pip install pypdfium2`).",
+    )
     max_file_mb: float = Field(
         100.0, gt=0, description="PDFs larger than this (in MB) are refused without being opened."
     )
