@@ -76,9 +76,11 @@ def _is_furniture(line: str, at_edge: bool, running: set[str]) -> bool:
 
 
 def strip_furniture(lines: list[str], running: set[str]) -> list[str]:
-    """The page's lines without its running headers, footers and page numbers."""
-    edge = set(range(min(EDGE_LINES, len(lines)))) | set(range(max(0, len(lines) - EDGE_LINES), len(lines)))
-    return [x for i, x in enumerate(lines) if not _is_furniture(x, i in edge, running)]
+    """The page's lines without its running headers, footers and page numbers (blank lines are kept: they
+    separate paragraphs; the edges are the first and last lines with text)."""
+    filled = [i for i, x in enumerate(lines) if x.strip()]
+    edge = set(filled[:EDGE_LINES] + filled[-EDGE_LINES:])
+    return [x for i, x in enumerate(lines) if not x.strip() or not _is_furniture(x, i in edge, running)]
 
 
 class _Builder:
@@ -94,6 +96,10 @@ class _Builder:
         if text:
             self.blocks.append(Block(self.page, restore_spaces(text), self.section, self.caption))
         self.lines = []
+
+    def paragraph(self) -> None:
+        if self.lines and self.lines[-1]:
+            self.lines.append("")
 
     def start(self, page: int, section: str, caption: bool) -> None:
         if (page, section, caption) != (self.page, self.section, self.caption):
@@ -117,10 +123,15 @@ def clean_pages(pages: list[str]) -> list[Block]:
     split = [[x for x in page.splitlines() if x.strip()] for page in pages]
     running, marks = running_keys(split), caption_marks(split)
     tracker, out = SectionTracker(), _Builder()
-    for number, lines in enumerate(split, start=1):
-        caption_left = 0
-        for line in strip_furniture(lines, running):
-            if tracker.heading(line):
+    for number, page in enumerate(pages, start=1):
+        lines, caption_left = strip_furniture(page.splitlines(), running), 0
+        for i, line in enumerate(lines):
+            if not line.strip():  # a paragraph break ends a caption
+                caption_left = 0
+                out.start(number, tracker.section, False)
+                out.paragraph()
+                continue
+            if tracker.heading(line) or (_alone(lines, i) and tracker.standalone(line)):
                 out.start(number, tracker.section, False)
                 caption_left = 0
                 continue
@@ -133,6 +144,13 @@ def clean_pages(pages: list[str]) -> list[Block]:
                 caption_left = 0 if _SENTENCE_END.search(line.strip()) else caption_left - 1
         out.flush()
     return join_hyphens(out.blocks)
+
+
+def _alone(lines: list[str], i: int) -> bool:
+    """Whether line `i` is a paragraph of its own: blank lines (or the page's edge) before and after it."""
+    before = i == 0 or not lines[i - 1].strip()
+    after = i == len(lines) - 1 or not lines[i + 1].strip()
+    return before and after and any(not x.strip() for x in lines)
 
 
 def join_hyphens(blocks: list[Block]) -> list[Block]:

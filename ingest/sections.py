@@ -14,6 +14,7 @@ MAX_TITLE_WORDS = 12
 MAX_TITLE_CHARS = 90
 MAX_TOP_NUMBER = 15
 MAX_CONTINUATION_WORDS = 6
+MAX_STANDALONE_WORDS = 8
 _NUMBERED = re.compile(r"(\d{1,2}(?:\.\d{1,2}){0,3})\.?\s+(\S.*)")
 _LETTERED = re.compile(r"([A-H](?:\.\d{1,2}){1,3}|[A-H]\.?)\s+(\S.*)")
 _NAMED = re.compile(
@@ -70,6 +71,14 @@ class SectionTracker:
         found = self._numbered(line) or self._lettered(line) or self._named(line)
         self._open = found and self.section.split()[-1] in _OPEN_ENDS
         return found
+
+    def standalone(self, line: str) -> bool:
+        """A short title on a paragraph of its own (in text that separates paragraphs with blank lines)."""
+        line = line.strip()
+        if len(line.split()) > MAX_STANDALONE_WORDS or not _title_like(line) or _NUMBERED.fullmatch(line):
+            return False
+        self.section, self._open = _tidy(line), False
+        return True
 
     def _numbered(self, line: str) -> bool:
         m = _NUMBERED.fullmatch(line)

@@ -114,3 +114,14 @@ def test_word_hyphenated_across_a_page_break_is_joined() -> None:
         "tasks that leverage citation contexts include",
         "classifying citation intent",
     ]
+
+
+def test_a_title_alone_between_blank_lines_is_a_heading_and_paragraphs_stay_apart() -> None:
+    """Text that separates paragraphs with blank lines (QASPER's sections, some PDFs): a short title on a
+    paragraph of its own is the section, and the paragraph breaks survive for the sentence splitter."""
+    page = "Model Architecture\n\nWe use a transformer encoder.\n\nIt has two layers and no\ndecoder."
+    (block,) = clean_pages([page])
+    assert block.section == "Model Architecture"
+    assert block.text == "We use a transformer encoder.\n\nIt has two layers and no\ndecoder."
+    (kept,) = clean_pages(["One line of text that is not a heading\nand its second line."])
+    assert kept.section == "" and kept.text.startswith("One line")
