@@ -65,7 +65,8 @@ class Chunker:
     def _split_blocks(self, pages: list[str]) -> list[_Piece]:
         """The pages cleaned (unless turned off) and split run by run: a run is the consecutive blocks of
         one section that are all body text or all one caption, so no chunk spans two sections."""
-        blocks = clean_pages(pages) if self.settings.clean_text else plain_pages(pages)
+        blocks = clean_pages(pages) if self.settings.clean_text else []
+        blocks = blocks or plain_pages(pages)  # text that is all furniture is kept as it is: a paper has chunks
         out: list[_Piece] = []
         for run in _runs(blocks):
             out += [
