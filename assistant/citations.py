@@ -212,4 +212,5 @@ def _citation(number: int, passage: Passage, sentence: Sentence | None, support:
         span_end=sentence.end if sentence else 0,
         quote=sentence.text if sentence else "",
         support=round(support, 4),
+        section=passage.section,
     )

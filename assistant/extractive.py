@@ -162,7 +162,7 @@ class ExtractiveAnswerer(Answerer):
             span_end=cand.sentence.end,
             quote=cand.sentence.text,
             support=round(cand.score, 4),
-            section=str(getattr(passage, "section", "") or ""),
+            section=passage.section,
         )
         return AnswerSentence(
             text=" ".join(cand.sentence.text.split()), citations=[citation], support=round(cand.score, 4)

@@ -139,6 +139,8 @@ class HybridRetriever:
                     score=score,
                     dense_score=dense.get(chunk_id),
                     keyword_score=keyword.get(chunk_id),
+                    section=chunk.section,
+                    caption=chunk.caption,
                 )
             )
         return out

@@ -26,6 +26,20 @@ class Scope:
         return ", ".join(p for p in parts if p) or "all papers"
 
 
+def section_mark(section: str, short: bool = True) -> str:
+    """ "4.2 Reward design" → "§4.2" (short) or "§4.2 Reward design"; an unnumbered section by its name."""
+    number, _, name = section.partition(" ")
+    if not number or not (number[0].isdigit() or (len(number) > 1 and number[1] == ".")):
+        return section
+    return f"§{number}" if short or not name else f"§{section}"
+
+
+def _pages(start: int | None, end: int | None) -> str:
+    if not start:
+        return ""
+    return f"pp. {start}-{end}" if end and end != start else f"p. {start}"
+
+
 @dataclass
 class Passage:
     """A retrieved chunk with everything needed to cite it."""
@@ -45,21 +59,19 @@ class Passage:
     number: int = 0  # [n] in the answer, assigned when passages become sources
     part: str = ""  # tells sources of one paper apart: "passage 7 of 52"
     chunk_ids: list[str] = field(default_factory=list)  # every chunk `text` covers, when more than `chunk_id`
+    section: str = ""  # the section of the paper it is from, e.g. "4.2 Reward design" ("" when unknown)
+    caption: bool = False  # a figure or table caption rather than body text
 
     @property
     def pages(self) -> str:
-        if not self.page_start:
-            return ""
-        if self.page_end and self.page_end != self.page_start:
-            return f"pp. {self.page_start}-{self.page_end}"
-        return f"p. {self.page_start}"
+        return _pages(self.page_start, self.page_end)
 
     def label(self) -> str:
         """ "Title (2025), p. 3" — how a source is shown to people."""
         year = f" ({self.year})" if self.year else ""
-        pages = f", {self.pages}" if self.pages else ""
+        where = ", ".join(x for x in (section_mark(self.section, short=False), self.pages) if x)
         part = f", {self.part}" if self.part else ""
-        return f"{self.title}{year}{pages}{part}"
+        return f"{self.title}{year}{f', {where}' if where else ''}{part}"
 
 
 @dataclass
@@ -75,7 +87,13 @@ class Citation:
     span_end: int
     quote: str
     support: float
-    section: str = ""  # the section of the paper the quote is in, when the passage knows it
+    section: str = ""  # the section of the paper the quote is from ("" when unknown)
+
+    @property
+    def where(self) -> str:
+        """ "§4.2, p. 10": the quote's section and pages, as a citation shows them."""
+        pages = _pages(self.page_start, self.page_end)
+        return ", ".join(x for x in (section_mark(self.section), pages) if x)
 
 
 @dataclass

@@ -8,11 +8,13 @@ title at most `title_tokens`, so with the two special pieces an embedded chunk n
 from __future__ import annotations
 
 import bisect
+from dataclasses import dataclass
 from functools import cached_property
 
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import Document, TextNode
 
+from ingest.cleanup import Block, clean_pages, plain_pages
 from papertalk.settings import ChunkSettings
 from storage.embeddings import WordPieceCounter
 from storage.records import Chunk, Paper
@@ -38,31 +40,47 @@ class Chunker:
     def chunk(self, paper: Paper, content_hash: str) -> list[Chunk]:
         title = self.counter.truncate(paper.title, self.settings.title_tokens)
         if paper.has_full_text:
-            pieces = self._split_pages(paper.pages)
+            pieces = self._split_blocks(paper.pages)
         else:
-            pieces = [(body, None, None) for body in self._split(paper.abstract or paper.title)]
+            pieces = [_Piece(body, None, None) for body in self._split(paper.abstract or paper.title)]
         prefix = f"{paper.paper_id}#{content_hash[:10]}#"
         return [
             Chunk(
                 chunk_id=f"{prefix}{i:04d}",
                 paper_id=paper.paper_id,
                 ordinal=i,
-                text=body,
-                embed_text=f"{title}\n{body}",
-                page_start=start,
-                page_end=end,
+                text=p.text,
+                embed_text=f"{title}\n{p.text}",
+                page_start=p.page_start,
+                page_end=p.page_end,
+                section=p.section,
+                caption=p.caption,
             )
-            for i, (body, start, end) in enumerate(pieces)
+            for i, p in enumerate(pieces)
         ]
 
     def _split(self, text: str) -> list[str]:
         return [t for t in self.splitter.split_text(text) if t.strip()] or [text]
 
-    def _split_pages(self, pages: list[str]) -> list[tuple[str, int | None, int | None]]:
-        """Split the whole text at once (chunks may cross pages) and map each chunk to its pages."""
-        starts, parts, offset = [], [], 0
-        for page in pages:
+    def _split_blocks(self, pages: list[str]) -> list[_Piece]:
+        """The pages cleaned (unless turned off) and split run by run: a run is the consecutive blocks of
+        one section that are all body text or all one caption, so no chunk spans two sections."""
+        blocks = clean_pages(pages) if self.settings.clean_text else []
+        blocks = blocks or plain_pages(pages)  # text that is all furniture is kept as it is: a paper has chunks
+        out: list[_Piece] = []
+        for run in _runs(blocks):
+            out += [
+                _Piece(text, first, last, run[0].section, run[0].caption)
+                for text, first, last in self._split_pages([(b.page, b.text) for b in run])
+            ]
+        return out
+
+    def _split_pages(self, pages: list[tuple[int, str]]) -> list[tuple[str, int | None, int | None]]:
+        """Split the pages' text at once (chunks may cross pages) and map each chunk to its pages."""
+        starts, numbers, parts, offset = [], [], [], 0
+        for number, page in pages:
             starts.append(offset)
+            numbers.append(number)
             parts.append(page)
             offset += len(page) + 2
         full = "\n\n".join(parts)
@@ -78,7 +96,28 @@ class Chunker:
             begin = max(begin, 0)
             end = node.end_char_idx if node.end_char_idx is not None else begin + len(text)
             cursor = begin
-            first = bisect.bisect_right(starts, begin)
-            last = bisect.bisect_right(starts, max(begin, end - 1))
-            out.append((text, first, last))
+            first = bisect.bisect_right(starts, begin) - 1
+            last = bisect.bisect_right(starts, max(begin, end - 1)) - 1
+            out.append((text, numbers[first], numbers[last]))
         return out
+
+
+@dataclass(frozen=True)
+class _Piece:
+    text: str
+    page_start: int | None
+    page_end: int | None
+    section: str = ""
+    caption: bool = False
+
+
+def _runs(blocks: list[Block]) -> list[list[Block]]:
+    """Consecutive blocks grouped by (section, caption); every caption block is a run of its own."""
+    runs: list[list[Block]] = []
+    for block in blocks:
+        last = runs[-1][-1] if runs else None
+        if last and not block.caption and (last.section, last.caption) == (block.section, False):
+            runs[-1].append(block)
+        else:
+            runs.append([block])
+    return runs

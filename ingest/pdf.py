@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterator
 from pathlib import Path
 
-from ingest.pdf_pages import MB, extract_pages, no_text_reason, over_limit, why_failed
+from ingest.pdf_pages import MB, Pages, extract_pages, no_text_reason, over_limit, why_failed
 from ingest.text import arxiv_id_from_filename, arxiv_id_from_text, one_line
 from papertalk.errors import SourceError
 from papertalk.settings import PdfSettings
@@ -162,16 +162,15 @@ def parse_pdf(path: Path, limits: PdfSettings | None = None) -> tuple[Paper, lis
     limits = limits or PdfSettings()
     check_size(path, limits)
     _check_header(path)
-    reader = _open(path, limits)
-    pages = extract_pages(reader, path, limits)
+    pages, meta_title, meta_author = _read(path, limits)
     if pages.chars < MIN_TEXT_CHARS:
         raise SourceError(str(path), no_text_reason(pages))
     arxiv_id = arxiv_id_from_filename(path.name) or arxiv_id_from_text("\n".join(pages.texts[:2]))
     digest = file_digest(path)
     paper = Paper(
         paper_id=arxiv_id or f"pdf-{digest[:16]}",
-        title=guess_title(_meta(reader, "/Title"), pages.texts[0] if pages.texts else ""),
-        authors=guess_authors(_meta(reader, "/Author")),
+        title=guess_title(meta_title, pages.texts[0] if pages.texts else ""),
+        authors=guess_authors(meta_author),
         source="pdf",
         pages=pages.texts,
         arxiv_id=arxiv_id,
@@ -182,6 +181,20 @@ def parse_pdf(path: Path, limits: PdfSettings | None = None) -> tuple[Paper, lis
     if pages.unreadable:
         warnings.append(Problem(str(path), f"{pages.unreadable_line()}; the other pages were ingested", fatal=False))
     return paper, warnings
+
+
+def _read(path: Path, limits: PdfSettings) -> tuple[Pages, str, str]:
+    """The pages' text and the /Title and /Author, with the parser `limits.parser` names."""
+    if limits.parser == "pypdfium2":
+        from ingest import pdf_pdfium
+
+        doc = pdf_pdfium.open_document(path, limits)
+        try:
+            return (pdf_pdfium.extract_pages(doc, path, limits), *pdf_pdfium.metadata(doc))
+        finally:
+            doc.close()
+    reader = _open(path, limits)
+    return extract_pages(reader, path, limits), _meta(reader, "/Title"), _meta(reader, "/Author")
 
 
 def read_pdf(path: Path, limits: PdfSettings | None = None) -> Paper:

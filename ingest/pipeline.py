@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 
 from ingest.chunking import Chunker
+from ingest.cleanup import CLEANUP_VERSION
 from ingest.identity import identity_keys, with_file_identity
 from papertalk.settings import Settings
 from storage.catalog import PaperRow
@@ -65,9 +66,11 @@ class IngestReport:
 
 
 def chunking_fingerprint(settings: Settings) -> str:
-    """What a paper's chunks depend on besides its content: the chunk sizes and the embedding model."""
+    """What a paper's chunks depend on besides its content: the chunk sizes, the text cleanup (its version,
+    or `raw` when turned off) and the embedding model."""
     c = settings.chunking
-    return f"{embedding_identity(settings)[0]} c{c.chunk_tokens}/o{c.overlap_tokens}/t{c.title_tokens}"
+    cleanup = f"x{CLEANUP_VERSION}" if c.clean_text else "raw"
+    return f"{embedding_identity(settings)[0]} c{c.chunk_tokens}/o{c.overlap_tokens}/t{c.title_tokens}/{cleanup}"
 
 
 @dataclass

@@ -102,6 +102,11 @@ class ChunkSettings(_Group):
     )
     overlap_tokens: int = Field(32, ge=0, le=128, description="Word pieces shared by neighbouring chunks.")
     title_tokens: int = Field(40, ge=0, le=64, description="Word pieces of the title prefixed to each chunk.")
+    clean_text: bool = Field(
+        True,
+        description="Clean PDF text before chunking: drop running headers, footers and page numbers, keep "
+        "section headings as each chunk's section, mark figure and table captions, split run-together words.",
+    )
 
 
 class ArxivSettings(_Group):
@@ -190,6 +195,11 @@ class AnswerSettings(_Group):
 
 
 class PdfSettings(_Group):
+    parser: Literal["pypdf", "pypdfium2"] = Field(
+        "pypdf",
+        description="PDF text extraction: `pypdf` (pure Python) or `pypdfium2` (PDFium: many times faster, and "
+        "keeps the spaces between words that pypdf drops on some PDFs; `pip install pypdfium2`).",
+    )
     max_file_mb: float = Field(
         100.0, gt=0, description="PDFs larger than this (in MB) are refused without being opened."
     )

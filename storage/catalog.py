@@ -39,6 +39,7 @@ _RECORD_FILE = (
     "ON CONFLICT(sha256) DO UPDATE SET paper_id = excluded.paper_id"
 )
 
+
 # The papers whose chunks changed at each `chunks_version` (written in the same transaction as the change):
 # the keyword index catches up by re-reading just these papers (storage/keyword.py). Rows at or below the
 # meta key `chunk_changes_floor` are pruned once a keyword index folder holding that version is saved.
@@ -106,6 +107,14 @@ class ChunkRow:
     text: str
     page_start: int | None
     page_end: int | None
+    section: str = ""  # the section the chunk is from ("" when unknown)
+    caption: bool = False  # a figure or table caption
+
+
+def _chunk_from_row(row: sqlite3.Row) -> ChunkRow:
+    values = dict(row)
+    values["caption"] = bool(values.get("caption"))
+    return ChunkRow(**values)
 
 
 def _paper_from_row(row: sqlite3.Row) -> PaperRow:
@@ -286,9 +295,12 @@ class Catalog:
             [
                 (f"DELETE FROM chunks WHERE paper_id IN ({marks})", tuple(paper_ids)),
                 (
-                    "INSERT INTO chunks(chunk_id, paper_id, ordinal, text, page_start, page_end) "
-                    "VALUES(?, ?, ?, ?, ?, ?)",
-                    [(c.chunk_id, c.paper_id, c.ordinal, c.text, c.page_start, c.page_end) for c in chunks],
+                    "INSERT INTO chunks(chunk_id, paper_id, ordinal, text, page_start, page_end, section, caption) "
+                    "VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                    [
+                        (c.chunk_id, c.paper_id, c.ordinal, c.text, c.page_start, c.page_end, c.section, int(c.caption))
+                        for c in chunks
+                    ],
                 ),
                 (
                     "UPDATE papers SET status = 'indexed', n_chunks = ? WHERE paper_id = ?",
@@ -342,7 +354,7 @@ class Catalog:
     # --- chunks -----------------------------------------------------------------------------------
     def chunks_of(self, paper_id: str) -> list[ChunkRow]:
         rows = self.query("SELECT * FROM chunks WHERE paper_id = ? ORDER BY ordinal", (paper_id,))
-        return [ChunkRow(**dict(r)) for r in rows]
+        return [_chunk_from_row(r) for r in rows]
 
     def chunks_by_id(self, chunk_ids: Iterable[str]) -> dict[str, ChunkRow]:
         ids = list(chunk_ids)
@@ -351,7 +363,7 @@ class Catalog:
             part = ids[start : start + 500]
             marks = ",".join("?" * len(part))
             for r in self.query(f"SELECT * FROM chunks WHERE chunk_id IN ({marks})", part):
-                out[r["chunk_id"]] = ChunkRow(**dict(r))
+                out[r["chunk_id"]] = _chunk_from_row(r)
         return out
 
     def iter_chunk_texts(self, batch: int = 5000) -> Iterator[tuple[str, str]]:

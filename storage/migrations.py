@@ -286,3 +286,10 @@ CREATE TABLE saved_papers (
 )
 """,
     )
+
+
+@migration
+def m009_chunk_sections(db: sqlite3.Connection) -> None:
+    """Per chunk, the section it is from ('' when unknown) and whether it is a figure or table caption."""
+    db.execute("ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT ''")
+    db.execute("ALTER TABLE chunks ADD COLUMN caption INTEGER NOT NULL DEFAULT 0")

@@ -252,3 +252,14 @@ CREATE TABLE topic_follows (
 CREATE TABLE saved_papers (rowid BIGSERIAL UNIQUE, paper_id TEXT PRIMARY KEY, saved_at TEXT NOT NULL)
 """,
     )
+
+
+@pg_migration
+def m009_chunk_sections(conn: Any) -> None:
+    _run(
+        conn,
+        """
+ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT '';
+ALTER TABLE chunks ADD COLUMN caption INTEGER NOT NULL DEFAULT 0
+""",
+    )

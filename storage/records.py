@@ -93,6 +93,8 @@ class Chunk:
     embed_text: str
     page_start: int | None
     page_end: int | None
+    section: str = ""  # the heading of the section it is from, e.g. "4.2 Reward design" ("" when unknown)
+    caption: bool = False  # a figure or table caption, not body text
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,9 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
+_NOT_EMBEDDED = ("paper_id", "ordinal", "page_start", "page_end", "section", "caption", "published")
+
+
 @dataclass(frozen=True)
 class VectorHit:
     chunk_id: str
@@ -155,9 +158,11 @@ class VectorIndex:
                     "ordinal": chunk.ordinal,
                     "page_start": chunk.page_start or 0,
                     "page_end": chunk.page_end or 0,
+                    "section": chunk.section,
+                    "caption": chunk.caption,
                     "published": published.get(chunk.paper_id, 0),
                 },
-                excluded_embed_metadata_keys=["paper_id", "ordinal", "page_start", "page_end", "published"],
+                excluded_embed_metadata_keys=list(_NOT_EMBEDDED),
             )
             nodes.append(node)
         if nodes:

@@ -106,3 +106,19 @@ def test_cli_rerun_with_other_chunk_sizes_says_it_rechunked(metadata_file: Path)
     assert rerun.stdout.startswith("0 added, 0 updated, 0 unchanged, 5 re-chunked (chunking settings changed), ")
     again = run_cli("ingest-arxiv", metadata_file, "--limit", "5", PAPERTALK_CHUNKING__CHUNK_TOKENS="64")
     assert again.stdout.startswith("0 added, 0 updated, 5 unchanged, 0 chunks embedded"), again.stdout
+
+
+def test_pdf_stored_before_the_text_cleanup_is_rechunked_with_sections(settings: Settings) -> None:
+    from ingest.sources import pdf_papers
+    from tests.conftest import S2ORC_PDF
+
+    raw = settings.model_copy(update={"chunking": ChunkSettings(clean_text=False)})
+    with _open(raw) as store:
+        assert Ingestor(store).run(pdf_papers([S2ORC_PDF])).added == 1
+        assert "/raw" in store.catalog.query("SELECT chunking FROM papers")[0][0]
+    with _open(settings) as store:
+        report = Ingestor(store).run(pdf_papers([S2ORC_PDF]))
+        assert (report.added, report.unchanged, report.rechunked) == (0, 0, 1)
+        (paper_id,) = report.paper_ids
+        assert {"1 Introduction", "References"} <= {c.section for c in store.catalog.chunks_of(paper_id)}
+        assert "/x1" in store.catalog.query("SELECT chunking FROM papers")[0][0]

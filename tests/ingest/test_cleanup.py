@@ -1,0 +1,127 @@
+"""Text cleanup before chunking, on real PDFs: furniture removed, headings kept as sections, glued words
+split, captions marked."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from ingest.chunking import Chunker
+from ingest.cleanup import Block, clean_pages, join_hyphens
+from ingest.pdf import read_pdf
+from ingest.sections import SectionTracker
+from ingest.wordsplit import restore_spaces
+from papertalk.settings import ChunkSettings
+from storage.records import Chunk, Paper
+from tests.conftest import LONGEVAL_PDF, S2ORC_PDF
+
+FIXTURES = Path(__file__).parents[1] / "fixtures" / "pdfs"
+GLUED_PDF = FIXTURES / "index-list-out-of-range-7f4e18385a30ccb00dc637d5123f894f1f862964.pdf"  # words run together
+
+
+@pytest.fixture(scope="module")
+def s2orc() -> Paper:
+    return read_pdf(S2ORC_PDF)
+
+
+@pytest.fixture(scope="module")
+def s2orc_chunks(s2orc: Paper) -> list[Chunk]:
+    return Chunker(ChunkSettings()).chunk(s2orc, s2orc.content_hash())
+
+
+def test_running_header_and_page_numbers_are_removed() -> None:
+    paper = read_pdf(GLUED_PDF)
+    header = "Journal of Physics: Conference Series"
+    assert sum(header in page for page in paper.pages) >= 10  # on every page as extracted
+    text = "\n".join(b.text for b in clean_pages(paper.pages))
+    assert header not in text and "JCRAI-2021" not in text and "doi:10.1088/1742-6596/2188/1/012011" not in text
+    assert "\nIOP Publishing\n" not in text
+    assert "graph" in text  # the body is still there
+
+
+def test_page_numbers_of_an_acl_paper_are_removed(s2orc: Paper) -> None:
+    assert s2orc.pages[1].startswith("4970\n")  # the page number heads page 2 as extracted
+    blocks = clean_pages(s2orc.pages)
+    lines = {line.strip() for b in blocks for line in b.text.splitlines()}
+    assert not {str(n) for n in range(4969, 4984)} & lines
+
+
+def test_heading_is_split_from_its_sentence_and_kept_as_the_section(s2orc_chunks: list[Chunk]) -> None:
+    sections = [c.section for c in s2orc_chunks]
+    assert "2.1 Processing PDFs" in sections and "7 Related work" in sections and "References" in sections
+    first = next(c for c in s2orc_chunks if c.section == "2.1 Processing PDFs")
+    assert not first.text.startswith("2.1") and "2.1 Processing PDFs" not in first.text
+    assert first.page_start == 3  # the section starts on page 3
+    # no chunk holds a heading glued to the text around it
+    assert not any("Processing PDFs\nWe process" in c.text for c in s2orc_chunks)
+    ordered = list(dict.fromkeys(s for s in sections if s and s[0].isdigit()))
+    assert ordered[:3] == ["1 Introduction", "2 Constructing the corpus", "2.1 Processing PDFs"]
+
+
+def test_heading_that_wraps_onto_a_second_line_is_one_section() -> None:
+    paper = read_pdf(LONGEVAL_PDF)
+    sections = {b.section for b in clean_pages(paper.pages)}
+    assert "3 The LONGEVAL guidelines for faithfulness human evaluation" in sections
+
+
+def test_glued_words_are_split_again() -> None:
+    paper = read_pdf(GLUED_PDF)
+    assert "dependencygraphwithanadditionalmulti" in paper.pages[0]  # as pypdf extracts it
+    text = "\n".join(b.text for b in clean_pages(paper.pages))
+    assert "dependency graph with an additional multi" in text
+    assert "dependencygraphwithanadditionalmulti" not in text
+    assert "methods such as DMCNN" in text  # glued words before an acronym: "methodssuchasDMCNN"
+
+
+def test_word_split_leaves_real_words_and_names_alone() -> None:
+    assert restore_spaces("Tosustainsuchdeep reasoning") == "To sustain such deep reasoning"
+    assert restore_spaces("WeoptimizetheSFTmodel") == "We optimize the SFT model"
+    for word in ("interpretability", "Christodoulopoulos", "immunomodulatory", "AutoScholarQuery", "GRPO"):
+        assert restore_spaces(word) == word
+    assert restore_spaces("bibliometrically") == "bibliometrically"  # not "bibliometric ally"
+
+
+def test_captions_are_marked_and_kept_out_of_body_chunks(s2orc_chunks: list[Chunk]) -> None:
+    captions = [c for c in s2orc_chunks if c.caption]
+    assert any(c.text.startswith("Figure 1: Inline citations and references") for c in captions)
+    assert any(c.text.startswith("Table 1: A comparison of S2ORC") for c in captions)
+    body = [c for c in s2orc_chunks if not c.caption]
+    assert not any("Figure 1: Inline citations" in c.text for c in body)
+    assert len(captions) < len(body) / 3
+
+
+def test_cleanup_off_keeps_the_text_as_extracted(s2orc: Paper) -> None:
+    raw = Chunker(ChunkSettings(clean_text=False)).chunk(s2orc, s2orc.content_hash())
+    assert any("4970" in c.text for c in raw)
+    assert all(c.section == "" and not c.caption for c in raw)
+
+
+def test_numbered_lines_out_of_order_are_not_headings() -> None:
+    tracker = SectionTracker()
+    assert tracker.heading("1 Introduction") and tracker.section == "1 Introduction"
+    assert not tracker.heading("2020 Association for Computational Linguistics")
+    assert not tracker.heading("5 Results")  # skips chapters 2-4: a wrapped line, not a heading
+    assert not tracker.heading("2 of the papers were removed.")  # a sentence
+    assert tracker.heading("2 Method") and tracker.heading("2.1 Reward design")
+    assert not tracker.heading("1.3 Back to the start")
+    assert tracker.section == "2.1 Reward design"
+
+
+def test_word_hyphenated_across_a_page_break_is_joined() -> None:
+    blocks = [Block(1, "tasks that leverage citation contexts in-"), Block(2, "clude classifying citation intent")]
+    assert [b.text for b in join_hyphens(blocks)] == [
+        "tasks that leverage citation contexts include",
+        "classifying citation intent",
+    ]
+
+
+def test_a_title_alone_between_blank_lines_is_a_heading_and_paragraphs_stay_apart() -> None:
+    """Text that separates paragraphs with blank lines (QASPER's sections, some PDFs): a short title on a
+    paragraph of its own is the section, and the paragraph breaks survive for the sentence splitter."""
+    page = "Model Architecture\n\nWe use a transformer encoder.\n\nIt has two layers and no\ndecoder."
+    (block,) = clean_pages([page])
+    assert block.section == "Model Architecture"
+    assert block.text == "We use a transformer encoder.\n\nIt has two layers and no\ndecoder."
+    (kept,) = clean_pages(["One line of text that is not a heading\nand its second line."])
+    assert kept.section == "" and kept.text.startswith("One line")
