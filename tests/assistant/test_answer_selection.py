@@ -83,17 +83,7 @@ def _first_chunks(store: Store, paper_id: str, n: int) -> list[Passage]:
 @pytest.mark.parametrize(
     ("paper", "question", "expected"),
     [
-        pytest.param(
-            "S2ORC",
-            "What is S2ORC?",
-            r"We introduce S2ORC",
-            marks=pytest.mark.xfail(
-                strict=True,
-                reason="the PDF text layer glues the proceedings header, title and authors onto the abstract's first "
-                "sentence (574 characters), so S2ORC is not near its start; removing running headers before "
-                "chunking fixes it",
-            ),
-        ),
+        ("S2ORC", "What is S2ORC?", r"We introduce S2ORC"),
         ("LONGEVAL", "What is LongEval?", r"LONGEVAL, a set of guidelines"),
     ],
 )
