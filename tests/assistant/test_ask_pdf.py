@@ -82,6 +82,7 @@ def test_asking_the_same_merged_pdf_three_times_keeps_the_record_and_parses_once
     assert store.catalog.count_papers() == 1
 
 
+@pytest.mark.slow
 def test_parsing_a_merged_pdf_again_never_downgrades_the_record(store: Store, merged_pdf: Path) -> None:
     """The same file again (through `ingest`, which parses every file), then another file for that arXiv id."""
     Ingestor(store).run(pdf_papers([merged_pdf]))

@@ -29,6 +29,7 @@ def ok(*args: str) -> str:
     return out.stdout
 
 
+@pytest.mark.slow
 def test_overview_then_refresh_after_new_papers(own_dir: Path, tmp_path: Path) -> None:
     assert "No overview yet" in ok("topics", "show", TOPIC)
     first = ok("overview", TOPIC)

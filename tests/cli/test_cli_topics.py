@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.helpers.cli import catalog_rows, run_cli
 from tests.helpers.topics import demo_records_by_id
 
@@ -33,6 +35,7 @@ def _fails(*args: str, message: str) -> None:
     assert lines[0].startswith("error:") and message in result.stderr.replace("\n", " "), result.stderr
 
 
+@pytest.mark.slow
 def test_ingest_assigns_topics_then_show_add_assign(tmp_path: Path, _isolated_data_dir: Path) -> None:
     records = demo_records_by_id(set(RAG + GUI))
     rag = next(r for r in records if r["id"] == RAG[0])
@@ -78,6 +81,7 @@ def test_ingest_assigns_topics_then_show_add_assign(tmp_path: Path, _isolated_da
     assert assigned.startswith("4 papers scored against 20 topics")
 
 
+@pytest.mark.slow
 def test_follow_whatsnew_and_reading_list(tmp_path: Path) -> None:
     run_cli("ingest-arxiv", _write(tmp_path / "a.jsonl", demo_records_by_id(set(RAG + GUI))))
     assert "You follow no topics yet" in _ok("whatsnew")
