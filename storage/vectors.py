@@ -77,7 +77,8 @@ def _answers_in_time(cfg: ChromaSettings) -> None:
     client itself waits forever, and its constructor already calls the server)."""
     url = f"{'https' if cfg.ssl else 'http'}://{cfg.host or 'localhost'}:{cfg.port}/api/v2/heartbeat"
     try:
-        httpx.get(url, timeout=cfg.timeout_s)
+        headers = {"Authorization": f"Bearer {cfg.token.get_secret_value()}"} if cfg.token else None
+        httpx.get(url, timeout=cfg.timeout_s, headers=headers)
     except httpx.TimeoutException as exc:
         raise StoreUnavailable(
             f"the Chroma server at {cfg.host}:{cfg.port} did not answer within {cfg.timeout_s:g} s: check that it "

@@ -193,7 +193,7 @@ def serve_workers(env: dict[str, str], workers: int, timeout: float = 120) -> It
     """
     port = free_port()
     log = Path(tempfile.mkstemp(prefix="papertalk-serve-", suffix=".log")[1])
-    cmd = [sys.executable, "-m", "papertalk", "serve", "--port", str(port), "--workers", str(workers)]
+    cmd = [sys.executable, "-m", "cli", "serve", "--port", str(port), "--workers", str(workers)]
     with log.open("wb") as out:
         proc = subprocess.Popen(cmd, env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
