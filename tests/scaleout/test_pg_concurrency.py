@@ -12,6 +12,7 @@ from ingest.chunking import Chunker
 from papertalk.settings import Settings
 from storage.keyword import KeywordIndex
 from storage.pg_catalog import PgCatalog
+from storage.pg_migrations import PG_MIGRATIONS
 from storage.records import Paper
 from tests.helpers.stack import PgServer, migrate_database, run_in_processes
 
@@ -61,6 +62,6 @@ def test_workers_opening_a_new_database_at_once_migrate_it_once(pg: PgServer) ->
     url = pg.create_database("fresh")
     assert run_in_processes(migrate_database, [(url,)] * 4) == [0, 0, 0, 0]  # light children: stack.py
     catalog = PgCatalog(url)
-    assert catalog.schema_version == 8
+    assert catalog.schema_version == len(PG_MIGRATIONS)
     assert catalog.query("SELECT COUNT(*) FROM papertalk_schema")[0][0] == 1
     catalog.close()
