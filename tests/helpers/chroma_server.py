@@ -40,18 +40,19 @@ class ChromaServer:
         return chromadb.HttpClient(host=self.host, port=self.port, settings=Settings(anonymized_telemetry=False))
 
 
-def _wait_for_heartbeat(proc: subprocess.Popen[bytes], server: ChromaServer, timeout: float) -> None:
+def wait_for_heartbeat(proc: subprocess.Popen[bytes], url: str, log: Path, timeout: float) -> None:
+    """Until `chroma run` at `url` answers its heartbeat; its log's tail in the error if it exits or stays silent."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if proc.poll() is not None:
-            raise RuntimeError(f"chroma run exited with {proc.returncode}: {server.log.read_text()[-2000:]}")
+            raise RuntimeError(f"chroma run exited with {proc.returncode}: {log.read_text()[-2000:]}")
         try:
-            if httpx.get(f"{server.url}/api/v2/heartbeat", timeout=1).status_code == 200:
+            if httpx.get(f"{url}/api/v2/heartbeat", timeout=1).status_code == 200:
                 return
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
-    raise RuntimeError(f"chroma run did not answer its heartbeat in {timeout:.0f} s: {server.log.read_text()[-2000:]}")
+    raise RuntimeError(f"chroma run did not answer its heartbeat in {timeout:.0f} s: {log.read_text()[-2000:]}")
 
 
 @contextmanager
@@ -63,7 +64,7 @@ def chroma_server(path: Path, timeout: float = 60) -> Iterator[ChromaServer]:
     with server.log.open("wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
-        _wait_for_heartbeat(proc, server, timeout)
+        wait_for_heartbeat(proc, server.url, server.log, timeout)
         yield server
     finally:
         proc.terminate()

@@ -29,9 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import httpx
-
-from tests.helpers.chroma_server import CHROMA, free_port
+from tests.helpers.chroma_server import CHROMA, free_port, wait_for_heartbeat
 
 PG_USER = "papertalk"
 RUN_AS = "postgres"  # the system user PostgreSQL runs as when the tests run as root
@@ -142,17 +140,7 @@ class ChromaProcess:
         cmd = [str(CHROMA), "run", "--path", str(self.path), "--port", str(self.port), "--host", self.host]
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self.proc.poll() is not None:
-                raise RuntimeError(f"chroma run exited with {self.proc.returncode}: {self.log.read_text()[-2000:]}")
-            try:
-                if httpx.get(f"{self.url}/api/v2/heartbeat", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.1)
-        raise RuntimeError(f"chroma run did not answer in {timeout:.0f} s: {self.log.read_text()[-2000:]}")
+        wait_for_heartbeat(self.proc, self.url, self.log, timeout)
 
     def stop(self) -> None:
         if self.proc is not None and self.proc.poll() is None:
