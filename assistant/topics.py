@@ -20,6 +20,7 @@ from assistant.topic_stats import (
     related_topics,
     resolve_as_of,
 )
+from assistant.versioned_cache import VersionedCache
 from ingest.topic_registry import parse_entry, sync_bundled
 from papertalk.errors import ConfigurationError, NotFound
 from storage.catalog import PaperRow
@@ -134,10 +135,12 @@ class WhatsNew:
 class TopicService:
     """Everything a topic page needs, from the catalog; the bundled topics are synced on first use."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: Store, page_cache: int | None = None) -> None:
         self.store = store
         self.topics = store.topics
         sync_bundled(self.topics)
+        size = store.settings.api.topic_page_cache if page_cache is None else page_cache
+        self._pages: VersionedCache[TopicPage] = VersionedCache(size)
 
     def all(self) -> list[Topic]:
         return self.topics.all()
@@ -181,6 +184,13 @@ class TopicService:
     def page(
         self, name_or_slug: str, as_of: date | None = None, limit: int = 10, offset: int = 0, today: date | None = None
     ) -> TopicPage:
+        """The whole topic page; kept (up to `api.topic_page_cache` pages) until the catalog changes."""
+        today = today or date.today()
+        version = self.store.catalog.changes_version  # read before building: see VersionedCache
+        key = (name_or_slug, as_of, limit, offset, today)
+        return self._pages.get_or_build(key, version, lambda: self._build_page(*key))
+
+    def _build_page(self, name_or_slug: str, as_of: date | None, limit: int, offset: int, today: date) -> TopicPage:
         from assistant.overview import OverviewService
 
         topic = self.get(name_or_slug)

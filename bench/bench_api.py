@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import socket
 import subprocess
 import sys
@@ -88,7 +89,7 @@ def in_process_p50(data_dir: Path, repeats: int) -> tuple[float, float]:
     from storage.store import Store
 
     store = Store(Settings(data_dir=data_dir))
-    assistant, topics = Assistant(store), TopicService(store)
+    assistant, topics = Assistant(store), TopicService(store, page_cache=0)  # built every time
     assistant.ask(QUESTIONS[0])
     topics.page(DEMO_TOPIC).to_dict()
     asks, pages = [], []
@@ -208,7 +209,20 @@ def measure(args: argparse.Namespace, data_dir: Path) -> dict[str, Any]:
     finally:
         server.terminate()
         server.wait(timeout=60)
+    results["topic_uncached"] = topic_page_uncached(args, data_dir, f"/api/topics/{slug}")
     return results
+
+
+def topic_page_uncached(args: argparse.Namespace, data_dir: Path, path: str) -> dict[str, Any]:
+    """The same-run baseline of the topic page: a server that builds it for every request
+    (`PAPERTALK_API__TOPIC_PAGE_CACHE=0`), under the same load."""
+    port = free_port()
+    server = start_server(data_dir, port, env={**os.environ, "PAPERTALK_API__TOPIC_PAGE_CACHE": "0"})
+    try:
+        return asyncio.run(load(f"http://127.0.0.1:{port}", [("GET", path, None)] * args.topic_requests, args.clients))
+    finally:
+        server.terminate()
+        server.wait(timeout=60)
 
 
 def _row(label: str, run: dict[str, Any]) -> list[object]:
@@ -221,11 +235,13 @@ def report(
     labels = {
         "chat": f"POST /api/chat, {args.clients} clients",
         "topic": f"GET /api/topics/{{slug}}, {args.clients} clients",
+        "topic_uncached": f"GET /api/topics/{{slug}}, {args.clients} clients, page cache off (baseline)",
         "chat_single": "POST /api/chat, 1 client",
     }
     rows = [_row(label, r[name]) for name, label in labels.items()]
     table = markdown_table(["route", "requests", "requests/s", "p50 ms", "p95 ms", "errors"], rows)
     first = [t for t in r["first_delta"] if t == t]
+    topic_speedup = r["topic"]["rps"] / r["topic_uncached"]["rps"]
     ask, page = in_process
     overhead = r["chat_single"]["p50"] / ask if ask else 0.0
     return f"""Store: the two bundled PDFs and the first {args.records} demo records ({papers} papers,
@@ -243,8 +259,13 @@ on 127.0.0.1, clients one httpx async client in another process.
   answer is composed and checked, so the first delta comes when retrieval and composition are done.
 - Same-run baseline: `Assistant.ask` in-process, one at a time, p50 {ask * 1000:,.0f} ms; over HTTP with one
   client p50 {r["chat_single"]["p50"] * 1000:,.0f} ms ({overhead:.2f}x). The topic page built in-process
-  (`TopicService.page(...).to_dict()`), one at a time, p50 {page * 1000:,.0f} ms. Both in-process figures are
-  taken while the machine is shared, so they move with its load.
+  (`TopicService.page(...).to_dict()`, no page cache), one at a time, p50 {page * 1000:,.0f} ms. Both in-process
+  figures are taken while the machine is shared, so they move with its load.
+- The topic page is kept built per server process until the catalog's `changes_version` moves (any write
+  transaction, from any process: ingest, follow, overview); the baseline row is a second server started with
+  `PAPERTALK_API__TOPIC_PAGE_CACHE=0`, which builds the page (about 20 catalog queries) for every request.
+  Topic page p95 {r["topic_uncached"]["p95"] * 1000:,.0f} ms without the cache, {r["topic"]["p95"] * 1000:,.0f} ms
+  with it ({topic_speedup:.1f}x the requests/s).
 - With {args.clients} clients the answers share the machine's cores, so each waits longer while the total
   rate is what the cores give; errors must be 0.
 """
@@ -270,10 +291,10 @@ def main() -> None:
     store = Store(Settings(data_dir=data_dir))
     papers, chunks = store.catalog.count_papers("indexed"), store.catalog.count_chunks()
     store.close()
-    for name in ("chat", "topic", "chat_single"):
+    for name in ("chat", "topic", "topic_uncached", "chat_single"):
         for err in results[name]["errors"][:3]:
             print(f"error ({name}): {err}")
-    print(json.dumps({k: v for k, v in results.items() if k not in ("chat", "topic")}, default=str)[:500])
+    print(json.dumps({k: v for k, v in results.items() if not k.startswith(("chat", "topic"))}, default=str)[:500])
     publish(args, "api", "HTTP API under load", MODULE, report(args, results, in_process, papers, chunks))
 
 

@@ -236,6 +236,12 @@ class ApiSettings(_Group):
     uploads_per_minute: int = Field(
         20, ge=0, description="PDF uploads one client (address) may make per minute, per server process; 0: no limit."
     )
+    topic_page_cache: int = Field(
+        64,
+        ge=0,
+        description="Topic pages each server process keeps built until the catalog changes (any write, from any "
+        "process, moves its version on); 0: built for every request.",
+    )
 
 
 class Settings(BaseSettings):

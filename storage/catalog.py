@@ -40,9 +40,19 @@ _RECORD_FILE = (
 )
 
 
+CHANGES_META = "changes_version"
+# Appended to every write transaction (SQLite and PostgreSQL alike): caches of what the catalog holds key on it.
+BUMP_CHANGES = (
+    f"INSERT INTO meta(key, value) VALUES('{CHANGES_META}', '1') "
+    "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+    (),
+)
+
 # The papers whose chunks changed at each `chunks_version` (written in the same transaction as the change):
 # the keyword index catches up by re-reading just these papers (storage/keyword.py). Rows at or below the
 # meta key `chunk_changes_floor` are pruned once a keyword index folder holding that version is saved.
+
+
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
@@ -162,11 +172,12 @@ class Catalog:
             self._db.close()
 
     def transaction(self, statements: Iterable[tuple[str, Any]]) -> None:
-        """Run (sql, params) pairs in one write transaction; a list of params means executemany."""
+        """Run (sql, params) pairs in one write transaction; a list of params means executemany. Every write
+        transaction also moves the catalog's `changes_version` on."""
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                for sql, params in statements:
+                for sql, params in [*statements, BUMP_CHANGES]:
                     if params and isinstance(params, list):
                         self._db.executemany(sql, params)
                     else:
@@ -203,6 +214,12 @@ class Catalog:
     @property
     def chunks_version(self) -> int:
         return int(self.get_meta("chunks_version") or 0)
+
+    @property
+    def changes_version(self) -> int:
+        """A number every write transaction moves on (in whichever process writes): what was read at one
+        version is still true while the version is the same."""
+        return int(self.get_meta(CHANGES_META) or 0)
 
     # --- papers -----------------------------------------------------------------------------------
     def get(self, paper_id: str) -> PaperRow | None:

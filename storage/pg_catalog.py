@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from papertalk.errors import ConfigurationError, StoreUnavailable
-from storage.catalog import Catalog
+from storage.catalog import BUMP_CHANGES, Catalog
 from storage.pg_migrations import pg_migrate, pg_schema_version
 from storage.pg_sql import Table, translate
 
@@ -171,7 +171,7 @@ class PgCatalog(Catalog):
 
     def transaction(self, statements: Iterable[tuple[str, Any]]) -> None:
         """Run (sql, params) pairs in one write transaction; a list of params means executemany."""
-        work = [(self._translate(sql), params) for sql, params in statements]
+        work = [(self._translate(sql), params) for sql, params in [*statements, BUMP_CHANGES]]
         with self._lock:
             self._guarded(lambda conn: self._write(conn, work), retry=True)
 
