@@ -56,6 +56,10 @@ def web_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if reason:
         pytest.skip(reason)
     root = tmp_path_factory.mktemp("web")
+    given = os.environ.get("WEB_DATA_DIR")  # another store (scripts/screenshots.sh: the full demo), copied
+    if given:
+        shutil.copytree(given, root / "data")
+        return root / "data"
     records = root / "records.jsonl"
     records.write_text("".join(json.dumps(r) + "\n" for r in [*demo_records(40), hostile_record()]))
     store = Store(Settings(_env_file=None, data_dir=root / "data"))  # type: ignore[call-arg]
