@@ -87,12 +87,14 @@ def main() -> None:
     add_common_args(parser)
     args = parser.parse_args()
     commit = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True)
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="papertalk-first-run-") as tmp:
         clone = Path(tmp) / "papertalk"
         subprocess.run(["git", "clone", "--quiet", "--no-checkout", str(ROOT), str(clone)], check=True)
         subprocess.run(["git", "checkout", "--quiet", commit.stdout.strip()], cwd=clone, check=True)
         first = run_demo(clone, args.port)
         second = run_demo(clone, args.port)
+    load_after = os.getloadavg()
     rows = [
         [
             "first run (fresh clone)",
@@ -109,15 +111,18 @@ def main() -> None:
             second["served"],
         ],
     ]
+    loads = " / ".join(f"{a:.1f}" for a in load_before) + " before, " + " / ".join(f"{a:.1f}" for a in load_after)
     body = (
-        "`./scripts/demo.sh` on a fresh `git clone`: install (venv + pip), load the demo corpus (2,212 records and "
+        "`./scripts/demo.sh` on a fresh `git clone`: install (venv, then `uv pip install`: uv installed into the "
+        "venv with pip first, as no uv is on this machine's PATH), load the demo corpus (2,212 records and "
         "2 PDFs) from the shipped vectors, start `papertalk serve` until `/` and the demo topic's data answer.\n\n"
         + markdown_table(["run", "install s", "load s", "start serving s", "total s"], rows)
-        + "\n\nThe target is under 180 s on two cores. pip's download cache was warm (packages are fetched from "
-        "the machine's local index either way). Before the vectors shipped, the load step embedded all 4,683 chunks: "
+        + f"\n\nLoad average (1 / 5 / 15 min) {loads} after both runs. "
+        "The target is under 180 s on two cores. uv's download cache was warm (a fresh machine downloads the "
+        "packages once more). With pip instead of uv the install took 112 s to 234 s on this machine, depending on "
+        "its load (earlier runs). Before the vectors shipped, the load step embedded all 4,683 chunks: "
         "about 7.5 minutes on this machine (measured before this change, not in this run; building the file with "
-        "`python -m ingest.demo_vectors build` took about 25 minutes at a load average of 10-13). The install "
-        "time depends mostly on the machine's load: 112 s was measured earlier on this machine."
+        "`python -m ingest.demo_vectors build` took about 25 minutes at a load average of 10-13)."
     )
     publish(args, "first_run", "First run: fresh clone to the served demo page (bench_first_run)", MODULE, body)
 
