@@ -48,11 +48,10 @@ BUMP_CHANGES = (
     (),
 )
 
+
 # The papers whose chunks changed at each `chunks_version` (written in the same transaction as the change):
 # the keyword index catches up by re-reading just these papers (storage/keyword.py). Rows at or below the
 # meta key `chunk_changes_floor` are pruned once a keyword index folder holding that version is saved.
-
-
 def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
