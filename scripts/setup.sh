@@ -30,10 +30,10 @@ find_uv() {  # prints the uv to use, installing it into .venv when none is on PA
   echo .venv/bin/uv
 }
 
-install_with_uv() {
-  local uv
+install_with_uv() {  # files copied, not hard-linked from uv's cache: nltk (in llama-index) refuses to open
+  local uv          # a file with several links, so the first chunking would fail
   uv="$(find_uv)" || return 1
-  "$uv" pip install --quiet --python .venv/bin/python -e "$1"
+  "$uv" pip install --quiet --link-mode=copy --python .venv/bin/python -e "$1"
 }
 
 stamp=".venv/.papertalk-installed-${extras:-base}"
