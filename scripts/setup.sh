@@ -31,13 +31,11 @@ find_uv() {  # prints the uv to use, installing it into .venv when none is on PA
 }
 
 # Files are copied, not hard-linked from uv's cache (uv's default): nltk, which llama-index's sentence
-# splitter uses, refuses to open a file with several links, so chunking would fail. Modules are compiled
-# to bytecode at install, as pip does (uv does not by default): where Python writes no bytecode itself
-# (PYTHONDONTWRITEBYTECODE), every start would otherwise compile its imports again, seconds each time.
+# splitter uses, refuses to open a file with several links, so chunking would fail.
 install_with_uv() {
   local uv
   uv="$(find_uv)" || return 1
-  "$uv" pip install --quiet --link-mode=copy --compile-bytecode --python .venv/bin/python -e "$1"
+  "$uv" pip install --quiet --link-mode=copy --python .venv/bin/python -e "$1"
 }
 
 stamp=".venv/.papertalk-installed-${extras:-base}"

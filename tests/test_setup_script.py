@@ -1,6 +1,6 @@
 """`scripts/setup.sh` on a fresh copy of the project: it makes a venv in which papertalk chunks text (llama-index's
 sentence splitter loads nltk data, which nltk refuses to open when the file is hard-linked, as uv links files
-from its cache by default), by uv or, when uv fails, by pip."""
+from its cache by default), installed by uv or, when uv fails, by pip."""
 
 from __future__ import annotations
 
