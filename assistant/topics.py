@@ -3,10 +3,10 @@ add, follow and what's new, and the reading list."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import numpy as np
 
@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from assistant.overview_types import Overview
 
 AUTHORS_SHOWN = 3
+T = TypeVar("T")
 
 
 def short_authors(authors: Sequence[str], shown: int = AUTHORS_SHOWN) -> str:
@@ -140,7 +141,7 @@ class TopicService:
         self.topics = store.topics
         sync_bundled(self.topics)
         size = store.settings.api.topic_page_cache if page_cache is None else page_cache
-        self._pages: VersionedCache[TopicPage] = VersionedCache(size)
+        self._pages: VersionedCache[Any] = VersionedCache(size)
 
     def all(self) -> list[Topic]:
         return self.topics.all()
@@ -185,10 +186,25 @@ class TopicService:
         self, name_or_slug: str, as_of: date | None = None, limit: int = 10, offset: int = 0, today: date | None = None
     ) -> TopicPage:
         """The whole topic page; kept (up to `api.topic_page_cache` pages) until the catalog changes."""
+        return self.page_as(lambda page: page, "page", name_or_slug, as_of, limit, offset, today)
+
+    def page_as(
+        self,
+        render: Callable[[TopicPage], T],
+        form: str,
+        name_or_slug: str,
+        as_of: date | None = None,
+        limit: int = 10,
+        offset: int = 0,
+        today: date | None = None,
+    ) -> T:
+        """`render(page)` (a door's form of the page, named `form`: the HTTP API's JSON bytes), kept as the
+        page is: until the catalog changes."""
         today = today or date.today()
         version = self.store.catalog.changes_version  # read before building: see VersionedCache
         key = (name_or_slug, as_of, limit, offset, today)
-        return self._pages.get_or_build(key, version, lambda: self._build_page(*key))
+        value: T = self._pages.get_or_build((form, *key), version, lambda: render(self._build_page(*key)))
+        return value
 
     def _build_page(self, name_or_slug: str, as_of: date | None, limit: int, offset: int, today: date) -> TopicPage:
         from assistant.overview import OverviewService

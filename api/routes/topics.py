@@ -6,12 +6,13 @@ from __future__ import annotations
 from datetime import date
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from api.deps import StoreDep, TopicsDep, WriteAccess
 from api.routes.papers import Limit, Offset
 from api.schemas import FollowOut, ListingOut, OverviewBuiltOut, TopicOut, TopicPageOut, WhatsNewOut
 from assistant.overview import OverviewService
+from assistant.topics import TopicPage
 from storage.topics import Topic
 
 router = APIRouter(tags=["topics"])
@@ -39,7 +40,13 @@ def get_topic(slug: str, topics: TopicsDep, as_of: AsOf = None, limit: Limit = 1
     """One topic's page: name and abbreviations, momentum with weekly counts, latest papers with their tags,
     related topics with their strength, whether it is followed, and its stored cited overview (null until
     one is built)."""
-    return topics.page(slug, as_of=as_of, limit=limit, offset=offset).to_dict()
+    body = topics.page_as(_page_json, "json", slug, as_of=as_of, limit=limit, offset=offset)
+    return Response(body, media_type="application/json")
+
+
+def _page_json(page: TopicPage) -> bytes:
+    """The page as this route answers it (checked against its model once, then kept with the page)."""
+    return TopicPageOut.model_validate(page.to_dict()).model_dump_json().encode()
 
 
 @router.get("/topics/{slug}/papers", response_model=ListingOut)
