@@ -81,6 +81,7 @@ class CatalogSettings(_Group):
         "the catalog in PostgreSQL (needs `papertalk[postgres]`), shared by every worker and machine.",
     )
     connect_timeout_s: float = Field(10.0, gt=0, description="Seconds to wait when connecting to PostgreSQL.")
+    pool_size: int = Field(4, ge=1, description="PostgreSQL connections each server process keeps open at most.")
 
     @field_validator("url")
     @classmethod
