@@ -27,26 +27,26 @@ def ingest(records: list[dict], path: Path, env: dict[str, str]) -> None:
 def test_a_store_open_in_this_process_sees_papers_another_process_ingested(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    records = demo_records(6)
+    records = demo_records(35)
     with serve() as server:
         env = {"PAPERTALK_DATA_DIR": str(tmp_path / "data"), "PAPERTALK_EMBEDDING__BACKEND": "openai"}
         env |= {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "test"}
         for key, value in env.items():
             monkeypatch.setenv(key, value)
-        ingest(records[:3], tmp_path / "first.jsonl", env)
+        ingest(records[:5], tmp_path / "first.jsonl", env)
         store = Store(Settings())
         try:
             probe = np.ones(store.vectors.dim, dtype=np.float32)
             assert len(store.vectors.search(probe, 500)) == store.catalog.count_chunks()  # index loaded
-            old = {r.paper_id for r in store.catalog.list_papers(10)}
+            old = {r.paper_id for r in store.catalog.list_papers(50)}
 
-            ingest(records[3:], tmp_path / "more.jsonl", env)  # another process writes the same store
-            new = sorted({r.paper_id for r in store.catalog.list_papers(10)} - old)
-            assert len(new) == 3
+            ingest(records[5:], tmp_path / "more.jsonl", env)  # another process writes the same store
+            new = sorted({r.paper_id for r in store.catalog.list_papers(50)} - old)
+            assert len(new) == 30
             hits = store.vectors.search(probe, 500)
             assert len(hits) == store.catalog.count_chunks() == store.vectors.count()
-            assert {h.paper_id for h in store.vectors.search(probe, 50, paper_ids=new)} == set(new)
+            assert {h.paper_id for h in store.vectors.search(probe, 500, paper_ids=new)} == set(new)
             kept, vectors = paper_vectors(store.catalog, store.vectors, new)  # the new ids' vectors read back
-            assert sorted(kept) == new and vectors.shape[0] == 3
+            assert sorted(kept) == new and vectors.shape[0] == 30
         finally:
             store.close()
