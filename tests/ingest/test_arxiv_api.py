@@ -257,7 +257,7 @@ def test_a_pdf_trickling_in_is_cut_off_at_the_download_deadline(arxiv_server: Ar
     started = time.monotonic()
     items = list(fetch_papers([KNOWN], settings))
     took = time.monotonic() - started
-    assert DEADLINE_S <= took < DEADLINE_S + 2 * TIMEOUT_S, took  # not the minutes the whole PDF would take
+    assert DEADLINE_S <= took < DEADLINE_S + 30, took  # the whole PDF would take 7 minutes (2 MB, 1 kB a 0.2 s)
     papers, problems = _split(items)
     assert len(papers) == 1 and not papers[0].has_full_text  # kept from its abstract
     assert len(problems) == 1 and not problems[0].fatal
