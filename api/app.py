@@ -45,9 +45,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         lifespan=lifespan,
     )
     install_error_handlers(app)
-    tag_worker(app)
     app.add_middleware(BodyLimit, settings=resolved.api)
-    app.add_middleware(RateLimit, settings=resolved.api)  # added last: runs first, before a body is read
+    app.add_middleware(RateLimit, settings=resolved.api)  # runs before a body is read
+    tag_worker(app)  # added last, runs first: the limits' refusals name their worker too
     for module in (chat, conversations, papers, library, uploads, topics, health):
         app.include_router(module.router, prefix=API_PREFIX)
     mount_web(app)

@@ -3,21 +3,23 @@ per-client rate limits on chat and uploads."""
 
 from __future__ import annotations
 
+import logging
 import math
-import threading
-import time
-from collections.abc import Callable
 
+from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from api.errors import problem_response
+from papertalk.errors import StoreUnavailable
 from papertalk.settings import ApiSettings
+from storage.rate_limits import SharedRates
+
+log = logging.getLogger(__name__)
 
 UPLOAD_PATH = "/api/uploads"
 MB = 1_000_000
 NOUNS = {"chat": "chat requests", "uploads": "uploads"}
-MAX_CLIENTS = 10_000  # rate-limit buckets kept before the refilled ones are forgotten
 
 
 class BodyTooLarge(HTTPException):
@@ -82,37 +84,6 @@ class BodyLimit:
         await problem_response(413, too_large(scope["path"], limit))(scope, receive, send)
 
 
-class TokenBucket:
-    """`per_minute` requests a minute for each client, in bursts of up to `per_minute`."""
-
-    def __init__(self, per_minute: int, clock: Callable[[], float] = time.monotonic) -> None:
-        self.capacity = float(per_minute)
-        self.rate = per_minute / 60.0
-        self.clock = clock
-        self._buckets: dict[str, tuple[float, float]] = {}  # client -> (tokens, when)
-        self._lock = threading.Lock()
-
-    def take(self, client: str) -> float:
-        """0 when the client may go on (a token is spent), else the seconds until it may."""
-        now = self.clock()
-        with self._lock:
-            tokens, then = self._buckets.get(client, (self.capacity, now))
-            tokens = min(self.capacity, tokens + (now - then) * self.rate)
-            if tokens >= 1:
-                self._buckets[client] = (tokens - 1, now)
-                return 0.0
-            self._buckets[client] = (tokens, now)
-            if len(self._buckets) > MAX_CLIENTS:
-                self._forget_full(now)
-            return (1 - tokens) / self.rate
-
-    def _forget_full(self, now: float) -> None:
-        """Drop clients whose bucket has refilled (they look the same as a new client)."""
-        for client, (tokens, then) in list(self._buckets.items()):
-            if tokens + (now - then) * self.rate >= self.capacity:
-                del self._buckets[client]
-
-
 def limited_route(method: str, path: str) -> str | None:
     """Which rate limit a request counts against: "chat", "uploads", or none."""
     if method != "POST":
@@ -126,30 +97,43 @@ def limited_route(method: str, path: str) -> str | None:
 class RateLimit:
     """429 as a problem, with `Retry-After`, for a client past its share of chat or upload requests.
 
-    A client is its address; each server process keeps its own buckets (N workers allow N times the rate).
+    A client is its address. The allowances live in the catalog (storage/rate_limits.py), so all the
+    workers of a server, and all servers on one catalog, count a client's requests together.
     """
 
     def __init__(self, app: ASGIApp, settings: ApiSettings) -> None:
         self.app = app
-        self.buckets = {
-            name: TokenBucket(per_minute)
+        self.per_minute = {
+            name: per_minute
             for name, per_minute in (("chat", settings.chat_per_minute), ("uploads", settings.uploads_per_minute))
             if per_minute > 0
         }
+        self._rates: SharedRates | None = None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        route = limited_route(scope.get("method", ""), scope.get("path", "")) if scope["type"] == "http" else None
-        bucket = self.buckets.get(route or "")
-        wait = bucket.take(client_of(scope)) if bucket else 0.0
-        if bucket is None or wait <= 0:
+        route = limited_route(scope.get("method", ""), scope.get("path", "")) if scope["type"] == "http" else ""
+        per_minute = self.per_minute.get(route or "")
+        wait = await run_in_threadpool(self._take, scope, str(route), per_minute) if per_minute else 0.0
+        if not per_minute or wait <= 0:
             await self.app(scope, receive, send)
             return
         retry = max(1, math.ceil(wait))
         detail = (
-            f"too many {NOUNS[str(route)]} from this client: at most {int(bucket.capacity)} a minute "
+            f"too many {NOUNS[str(route)]} from this client: at most {per_minute} a minute "
             f"(setting PAPERTALK_API__{str(route).upper()}_PER_MINUTE); try again in {retry} s"
         )
         await problem_response(429, detail, {"Retry-After": str(retry)})(scope, receive, send)
+
+    def _take(self, scope: Scope, route: str, per_minute: int) -> float:
+        """The wait before this request may go on (0: go on); a catalog that cannot be reached lets it
+        through, so the route itself answers (with its own 503 when it needs the catalog too)."""
+        if self._rates is None:
+            self._rates = SharedRates(scope["app"].state.papertalk.store.catalog)
+        try:
+            return self._rates.take(route, client_of(scope), per_minute)
+        except StoreUnavailable:
+            log.warning("rate limit not checked: the catalog is unreachable")
+            return 0.0
 
 
 def client_of(scope: Scope) -> str:

@@ -112,11 +112,13 @@ def free_port() -> int:
 
 
 def start_server(
-    data_dir: Path, port: int, workers: int = 1, env: dict[str, str] | None = None
+    data_dir: Path, port: int, workers: int = 1, env: dict[str, str] | None = None, log: Path | None = None
 ) -> subprocess.Popen[bytes]:
+    """`papertalk serve` on `port`, its output in `log` when given (else dropped), once it answers."""
     cmd = [sys.executable, "-m", "cli", "--data-dir", str(data_dir), "serve", "--port", str(port)]
     cmd += ["--workers", str(workers)]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    out = log.open("ab") if log else subprocess.DEVNULL
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         try:

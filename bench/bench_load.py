@@ -14,6 +14,7 @@ bench/.cache/load/). Rows are kept per `--label` in docs/benchmarks.md and docs/
 
     nice -n 10 python -m bench.bench_load                                  # 1 worker, embedded stack
     python -m bench.bench_load --url http://127.0.0.1:8000 --workers 4 --label "4 workers, Chroma server + PostgreSQL"
+    nice -n 10 python -m bench.bench_load --stack --workers 4 --label "4 workers, Chroma server + PostgreSQL"
 """
 
 from __future__ import annotations
@@ -137,10 +138,10 @@ async def run_load(base: str, slug: str, args: argparse.Namespace, pdfs: list[Pa
     return {"tally": tally, "wall": wall, "uploads": states, "inconsistent": inconsistent, "changed": before != after}
 
 
-def start_server(data_dir: Path, port: int, workers: int) -> subprocess.Popen[bytes]:
+def start_server(data_dir: Path, port: int, workers: int, log: Path | None = None) -> subprocess.Popen[bytes]:
     """`papertalk serve --workers N` with the rate limits off (the load comes from one address)."""
     env = {**os.environ, "PAPERTALK_API__CHAT_PER_MINUTE": "0", "PAPERTALK_API__UPLOADS_PER_MINUTE": "0"}
-    return bench_api.start_server(data_dir, port, workers, env)
+    return bench_api.start_server(data_dir, port, workers, env, log)
 
 
 def new_pdfs(n: int) -> list[Path]:
@@ -177,6 +178,8 @@ def measure(args: argparse.Namespace, pdfs: list[Path]) -> dict[str, Any]:
     if args.url:
         result = asyncio.run(run_load(args.url, demo_slug(), args, pdfs))
         return {**result, "base": args.url, "store": "the server's"}
+    if args.stack:
+        return measure_on_stack(args, pdfs)
     source = CACHE / f"records-{args.records}"
     build_store(source, args.records)
     with tempfile.TemporaryDirectory(prefix="papertalk-load-") as tmp:
@@ -193,10 +196,39 @@ def measure(args: argparse.Namespace, pdfs: list[Path]) -> dict[str, Any]:
     return {**result, "base": "`papertalk serve` on loopback", "store": store}
 
 
+def measure_on_stack(args: argparse.Namespace, pdfs: list[Path]) -> dict[str, Any]:
+    """A local PostgreSQL and `chroma run` started here (tests/helpers/stack.py), the store built into them
+    (not cached: it lives in servers that end with the run), then `papertalk serve --workers N` over them."""
+    from tests.helpers.stack import chroma_process, postgres_server, stack_env
+
+    with (
+        tempfile.TemporaryDirectory(prefix="papertalk-load-") as tmp,
+        postgres_server() as pg,
+        chroma_process(Path(tmp) / "chroma") as chroma,
+    ):
+        env = stack_env(pg.create_database("load"), chroma, collection="load")
+        os.environ.update(env)  # the store built here and the server started here both use the stack
+        data_dir = Path(tmp) / "data"
+        build_store(data_dir, args.records)
+        port = free_port()
+        proc = start_server(data_dir, port, args.workers, args.server_log)
+        try:
+            result = asyncio.run(run_load(f"http://127.0.0.1:{port}", demo_slug(), args, pdfs))
+        finally:
+            proc.terminate()
+            proc.wait(timeout=60)
+    store = f"Chroma server + PostgreSQL, the bundled PDFs and {args.records} demo records"
+    return {**result, "base": "`papertalk serve` on loopback", "store": store}
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--url", help="a running server to load (default: start one over a built store)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes (of the server started here)")
+    parser.add_argument(
+        "--stack", action="store_true", help="start PostgreSQL and a Chroma server here and serve over them"
+    )
+    parser.add_argument("--server-log", type=Path, help="append the server's output (started here) to this file")
     parser.add_argument("--records", type=int, default=300, help="demo records in the store built here")
     parser.add_argument("--clients", type=int, default=8)
     parser.add_argument("--duration", type=float, default=60.0, help="seconds of load")

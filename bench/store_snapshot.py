@@ -57,7 +57,10 @@ def vector_rows(
         path=str(data_dir / "chroma"), settings=ChromaSettings(anonymized_telemetry=False)
     )
     where = {"paper_id": {"$in": paper_ids}} if paper_ids else None
-    got = client.get_collection(collection).get(where=where, include=["documents", "metadatas", "embeddings"])
+    try:
+        got = client.get_collection(collection).get(where=where, include=["documents", "metadatas", "embeddings"])
+    finally:
+        client.close()  # released, so the next read loads what other processes wrote since (not a stale copy)
     embeddings = got["embeddings"] if got["embeddings"] is not None else []
     rows = zip(got["ids"], got["documents"] or [], got["metadatas"] or [], embeddings, strict=True)
     return {

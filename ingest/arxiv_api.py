@@ -165,7 +165,7 @@ class _ArxivClient:
             with self.http.stream("GET", url) as response:
                 if response.status_code != 200:
                     raise _PdfMissing(f"{_host(url)} answered HTTP {response.status_code} for {url}")
-                _save(response, part)
+                _save(response, part, time.monotonic() + self.settings.download_deadline_s)
         except (httpx.HTTPError, httpx.InvalidURL) as exc:
             raise _PdfMissing(f"could not download {url}: {self._reason(exc, url)}") from exc
         os.replace(part, target)
@@ -179,14 +179,21 @@ class _ArxivClient:
         return f"{type(exc).__name__}: {exc}"
 
 
-def _save(response: httpx.Response, part: Path) -> None:
+def _save(response: httpx.Response, part: Path, deadline: float) -> None:
+    """The body into `part`, unless it is too large or still arriving at `deadline` (a monotonic time): the
+    client's timeout bounds each wait, so a server sending a little at a time would otherwise never end."""
     size = 0
     try:
         with part.open("wb") as fh:
-            for block in response.iter_bytes(1 << 16):
+            for block in response.iter_bytes():  # as they arrive (a block size would wait to fill it)
                 size += len(block)
                 if size > MAX_PDF_BYTES:
                     raise _PdfMissing(f"the PDF is larger than {MAX_PDF_BYTES >> 20} MiB")
+                if time.monotonic() > deadline:
+                    raise _PdfMissing(
+                        f"the download was still going after {size:,} bytes when its deadline passed "
+                        "(setting PAPERTALK_ARXIV__DOWNLOAD_DEADLINE_S)"
+                    )
                 fh.write(block)
     except BaseException:
         part.unlink(missing_ok=True)

@@ -81,6 +81,7 @@ class CatalogSettings(_Group):
         "the catalog in PostgreSQL (needs `papertalk[postgres]`), shared by every worker and machine.",
     )
     connect_timeout_s: float = Field(10.0, gt=0, description="Seconds to wait when connecting to PostgreSQL.")
+    pool_size: int = Field(4, ge=1, description="PostgreSQL connections each server process keeps open at most.")
 
     @field_validator("url")
     @classmethod
@@ -113,6 +114,9 @@ class ArxivSettings(_Group):
     api_url: str = Field("https://export.arxiv.org/api/query", description="arXiv Atom API endpoint.")
     pdf_url: str = Field("https://arxiv.org/pdf/{id}", description="PDF address; `{id}` is the arXiv id.")
     timeout_s: float = Field(30.0, gt=0, description="Seconds to wait for arXiv before giving up.")
+    download_deadline_s: float = Field(
+        300.0, gt=0, description="Longest one PDF download may take in all (a server trickling bytes is cut off)."
+    )
 
 
 class LLMSettings(_Group):

@@ -293,3 +293,12 @@ def m009_chunk_sections(db: sqlite3.Connection) -> None:
     """Per chunk, the section it is from ('' when unknown) and whether it is a figure or table caption."""
     db.execute("ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT ''")
     db.execute("ALTER TABLE chunks ADD COLUMN caption INTEGER NOT NULL DEFAULT 0")
+
+
+@migration
+def m010_rate_limits(db: sqlite3.Connection) -> None:
+    """Per route and client, when its allowance is next whole (storage/rate_limits.py): shared by workers."""
+    db.execute(
+        "CREATE TABLE rate_limits (route TEXT NOT NULL, client TEXT NOT NULL, tat REAL NOT NULL, "
+        "PRIMARY KEY (route, client))"
+    )

@@ -1,7 +1,8 @@
 """The catalog on PostgreSQL, behind the same interface as the SQLite one (storage/catalog.py).
 
 Every storage module reaches the database through four methods (`query`, `transaction`, `executescript`,
-`snapshot`); this class implements them over one psycopg connection, translating SQLite's dialect
+`snapshot`); this class implements them over a small pool of psycopg connections (`pool_size`, each
+thread holding one for the length of a call, or of a whole snapshot), translating SQLite's dialect
 (storage/pg_sql.py). Write transactions take one advisory lock, so writers follow each other as they do
 on SQLite and the catalog's bookkeeping (the chunks version and its change log) stays gap-free across
 processes and machines. Reads run under READ COMMITTED; `snapshot` is REPEATABLE READ.
@@ -70,25 +71,53 @@ def where_of(url: str) -> str:
 class PgCatalog(Catalog):
     """The catalog in a PostgreSQL database given by URL (`postgresql://user:password@host:port/db`)."""
 
-    def __init__(self, url: str, connect_timeout_s: float = 10.0) -> None:
+    def __init__(self, url: str, connect_timeout_s: float = 10.0, pool_size: int = 4) -> None:
         self.url, self.where = url, where_of(url)
         self.path = None  # type: ignore[assignment]  # no file: the catalog lives in the server
         self._timeout = max(1, round(connect_timeout_s))
-        self._lock = threading.RLock()
-        self._conn: Any = None
-        self._in_snapshot = False
-        self._committing = False  # set by a write once its COMMIT is being sent: then it is not retried
+        self._local = _Held()  # per thread: the connection it holds, and where its call stands
+        self._pool_size = pool_size
+        self._slots = threading.BoundedSemaphore(pool_size)
+        self._idle: list[Any] = []  # open connections no thread holds
+        self._idle_lock = threading.Lock()
         self._sql: dict[str, str] = {}
-        with self._lock:
+        with self._held():
             pg_migrate(self._connection(), self.where)
             self._tables = self._read_tables()
 
-    # --- the connection ---------------------------------------------------------------------------
+    # --- the connections --------------------------------------------------------------------------
+    @contextmanager
+    def _held(self) -> Iterator[None]:
+        """This thread holds a connection of the pool for the block (the one it holds already, if any)."""
+        if self._local.holding:
+            yield
+            return
+        if not self._slots.acquire(timeout=self._timeout * 3):
+            raise StoreUnavailable(
+                f"all {self._pool_size} connections to the PostgreSQL catalog at {self.where} stayed busy: "
+                "retry, or raise PAPERTALK_CATALOG__POOL_SIZE"
+            )
+        with self._idle_lock:
+            self._local.conn = self._idle.pop() if self._idle else None
+        self._local.holding = True
+        try:
+            yield
+        finally:
+            conn, self._local.conn, self._local.holding = self._local.conn, None, False
+            if conn is not None and not conn.closed:
+                with self._idle_lock:
+                    self._idle.append(conn)
+            self._slots.release()
+
+    @property
+    def _conn(self) -> Any:
+        return self._local.conn
+
     def _connection(self) -> Any:
         if self._conn is None or self._conn.closed:
             psycopg = _psycopg()
             try:
-                self._conn = psycopg.connect(
+                self._local.conn = psycopg.connect(
                     self.url,
                     autocommit=True,
                     connect_timeout=self._timeout,
@@ -100,7 +129,7 @@ class PgCatalog(Catalog):
                     f"cannot reach the PostgreSQL catalog at {self.where} ({_first_line(exc)}): start PostgreSQL "
                     "or fix PAPERTALK_CATALOG__URL, then retry"
                 ) from None
-        return self._conn
+        return self._local.conn
 
     def _lost(self, exc: Exception) -> StoreUnavailable:
         self._drop()
@@ -113,19 +142,19 @@ class PgCatalog(Catalog):
         if self._conn is not None:
             with suppress(Exception):  # already broken: nothing more to release
                 self._conn.close()
-        self._conn = None
+        self._local.conn = None
 
     def _guarded(self, call: Any, retry: bool) -> Any:
         """Run `call(connection)`; a lost connection is replaced and, when `retry`, the call run once more."""
         psycopg = _psycopg()
         for attempt in (1, 2):
-            self._committing = False
+            self._local.committing = False
             try:
                 return call(self._connection())
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 if self._conn is not None and not self._conn.closed and not self._conn.broken:
                     raise  # a statement error (a timeout, a lock), not a lost server
-                if not retry or attempt == 2 or self._in_snapshot or self._committing:
+                if not retry or attempt == 2 or self._local.in_snapshot or self._local.committing:
                     raise self._lost(exc) from None
                 self._drop()
         raise AssertionError("unreachable")
@@ -157,22 +186,27 @@ class PgCatalog(Catalog):
     # --- the four ways in -------------------------------------------------------------------------
     @property
     def schema_version(self) -> int:
-        with self._lock:
+        with self._held():
             return int(self._guarded(pg_schema_version, retry=True))
 
     def close(self) -> None:
-        with self._lock:
-            self._drop()
+        """Close the idle connections (and this thread's); a call after this opens new ones."""
+        with self._idle_lock:
+            idle, self._idle = self._idle, []
+        for conn in idle:
+            with suppress(Exception):  # closing is all that is left to do with it
+                conn.close()
+        self._drop()
 
     def query(self, sql: str, params: tuple[Any, ...] | list[Any] = ()) -> list[Any]:
         text = self._translate(sql)
-        with self._lock:
+        with self._held():
             return list(self._guarded(lambda conn: conn.execute(text, tuple(params)).fetchall(), retry=True))
 
     def transaction(self, statements: Iterable[tuple[str, Any]]) -> None:
         """Run (sql, params) pairs in one write transaction; a list of params means executemany."""
         work = [(self._translate(sql), params) for sql, params in [*statements, BUMP_CHANGES]]
-        with self._lock:
+        with self._held():
             self._guarded(lambda conn: self._write(conn, work), retry=True)
 
     def _write(self, conn: Any, work: list[tuple[str, Any]]) -> None:
@@ -183,7 +217,7 @@ class PgCatalog(Catalog):
                     cur.executemany(sql, params)
                 else:
                     cur.execute(sql, tuple(params or ()))
-            self._committing = True  # leaving the block sends COMMIT: lost now, it may have landed
+            self._local.committing = True  # leaving the block sends COMMIT: lost now, it may have landed
 
     def executescript(self, script: str) -> None:
         statements = [(s.strip(), ()) for s in script.split(";") if s.strip()]
@@ -192,19 +226,26 @@ class PgCatalog(Catalog):
     @contextmanager
     def snapshot(self) -> Iterator[None]:
         """Queries inside the block see one state of the database, whatever other processes commit meanwhile."""
-        with self._lock:
+        with self._held():
             conn = self._guarded(lambda c: c, retry=True)
             psycopg = _psycopg()
             try:
                 with conn.transaction():
                     conn.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
-                    self._in_snapshot = True
+                    self._local.in_snapshot = True
                     try:
                         yield
                     finally:
-                        self._in_snapshot = False
+                        self._local.in_snapshot = False
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 raise self._lost(exc) from None
+
+
+class _Held(threading.local):
+    conn: Any = None
+    holding = False
+    in_snapshot = False
+    committing = False  # set by a write once its COMMIT is being sent: then it is not retried
 
 
 def _first_line(exc: Exception) -> str:

@@ -263,3 +263,11 @@ ALTER TABLE chunks ADD COLUMN section TEXT NOT NULL DEFAULT '';
 ALTER TABLE chunks ADD COLUMN caption INTEGER NOT NULL DEFAULT 0
 """,
     )
+
+
+@pg_migration
+def m010_rate_limits(conn: Any) -> None:
+    conn.execute(
+        "CREATE TABLE rate_limits (route TEXT NOT NULL, client TEXT NOT NULL, tat DOUBLE PRECISION NOT NULL, "
+        "PRIMARY KEY (route, client))"
+    )

@@ -35,7 +35,8 @@ def _where(query: PaperQuery) -> tuple[str, list[Any]]:
         clauses.append("(title LIKE ? ESCAPE '\\' OR abstract LIKE ? ESCAPE '\\')")
         params += [pattern, pattern]
     if query.topic:
-        clauses.append(f"paper_id IN (SELECT paper_id FROM ({MEMBERS}) WHERE slug = ?)")  # tagged or assigned
+        # tagged or assigned
+        clauses.append(f"paper_id IN (SELECT paper_id FROM ({MEMBERS}) AS members WHERE slug = ?)")
         params.append(query.topic)
     if query.since:
         clauses.append("published >= ?")

@@ -23,7 +23,8 @@ def open_catalog(settings: Settings) -> Catalog:
     if settings.catalog.url:
         from storage.pg_catalog import PgCatalog
 
-        return PgCatalog(settings.catalog.url.get_secret_value(), settings.catalog.connect_timeout_s)
+        cfg = settings.catalog
+        return PgCatalog(cfg.url.get_secret_value(), cfg.connect_timeout_s, cfg.pool_size)  # type: ignore[union-attr]
     return Catalog(settings.catalog_path)
 
 

@@ -265,7 +265,7 @@ class Topics:
         for part, marks in _batches(list(dict.fromkeys(paper_ids))):
             rows = self.catalog.query(
                 "SELECT m.paper_id, m.slug, t.name, s.score FROM "
-                f"(SELECT slug, paper_id FROM ({MEMBERS}) WHERE paper_id IN ({marks})) m "
+                f"(SELECT slug, paper_id FROM ({MEMBERS}) AS members WHERE paper_id IN ({marks})) m "
                 "JOIN topics t ON t.slug = m.slug "
                 "LEFT JOIN topic_scores s ON s.slug = m.slug AND s.paper_id = m.paper_id "
                 "ORDER BY m.paper_id, s.score IS NULL, s.score DESC, t.name",

@@ -9,6 +9,7 @@ wrong neighbours.
 from __future__ import annotations
 
 import logging
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -101,19 +102,82 @@ class VectorIndex:
     def __init__(self, settings: Settings, model_name: str, dim: int) -> None:
         self.model_name = model_name
         self.dim = dim
+        self._settings = settings
         self._server = f"{settings.chroma.host}:{settings.chroma.port}"
         if settings.chroma.effective_mode == "http":
             _answers_in_time(settings.chroma)
-        self._client = _client(settings)
-        _bound_requests(self._client, settings.chroma.timeout_s)
+        self._disk = settings.chroma_path / "chroma.sqlite3" if settings.chroma.effective_mode == "local" else None
+        self._lock = threading.RLock()
+        self._retired: Any = None  # the embedded system replaced by the last reopen, stopped at the next one
+        self._open()
+        self._check_model(settings)
+
+    def _open(self) -> None:
+        self._client = _client(self._settings)
+        _bound_requests(self._client, self._settings.chroma.timeout_s)
         with self._reachable():
-            self.collection = self._client.get_or_create_collection(
-                name=settings.chroma.collection,
-                metadata={"embed_model": model_name, "embed_dim": dim, "hnsw:space": "cosine", "hnsw:search_ef": 200},
+            self._collection = self._client.get_or_create_collection(
+                name=self._settings.chroma.collection,
+                metadata={
+                    "embed_model": self.model_name,
+                    "embed_dim": self.dim,
+                    "hnsw:space": "cosine",
+                    "hnsw:search_ef": 200,
+                },
                 embedding_function=None,
             )
-        self._check_model(settings)
         self.store = self._llama_store()
+        self._seen = self._disk_state()
+
+    # --- embedded Chroma written by another process ------------------------------------------------
+    # An embedded Chroma loads its vector index into memory when opened and never looks at the disk again:
+    # after another process (a CLI ingest beside `papertalk serve`) writes the same data directory, this
+    # process would search the old index (missing the new papers) and fail to read the new ids' vectors
+    # ("Error finding id"). Its database file changes with every write, so a change not made here means
+    # the store is reopened before the next read or write.
+
+    def _disk_state(self) -> tuple[int, int] | None:
+        if self._disk is None:
+            return None
+        try:
+            st = self._disk.stat()
+        except OSError:
+            return None
+        return st.st_mtime_ns, st.st_size
+
+    def _catch_up(self) -> None:
+        if self._disk is None or self._disk_state() == self._seen:
+            return
+        with self._lock:
+            if self._disk_state() != self._seen:
+                log.info("the vector store at %s was written by another process: reopening it", self._disk.parent)
+                self._reopen()
+
+    def _reopen(self) -> None:
+        """A fresh embedded client; the replaced one keeps serving reads already under way until the next
+        reopen stops it (chromadb shares one system per path in a process, hence the cache entry popped)."""
+        from chromadb.api.shared_system_client import SharedSystemClient
+
+        if self._retired is not None:
+            self._retired.stop()
+        self._retired = SharedSystemClient._identifier_to_system.pop(self._client._identifier, None)
+        self._open()
+
+    @property
+    def collection(self) -> Any:
+        """The Chroma collection, as the disk holds it now."""
+        self._catch_up()
+        return self._collection
+
+    @contextmanager
+    def _writing(self) -> Iterator[None]:
+        """Writes of this process, after catching up with others'; what they change on disk is then known."""
+        self._catch_up()
+        with self._lock, self._reachable():
+            try:
+                yield
+            finally:
+                self._seen = self._disk_state()
 
     @contextmanager
     def _reachable(self) -> Iterator[None]:
@@ -129,7 +193,7 @@ class VectorIndex:
     def _llama_store(self) -> ChromaVectorStore:
         from llama_index.vector_stores.chroma import ChromaVectorStore
 
-        return ChromaVectorStore(chroma_collection=self.collection)
+        return ChromaVectorStore(chroma_collection=self._collection)
 
     def _check_model(self, settings: Settings) -> None:
         meta = self.collection.metadata or {}
@@ -167,13 +231,13 @@ class VectorIndex:
             )
             nodes.append(node)
         if nodes:
-            with self._reachable():
+            with self._writing():
                 self.store.add(nodes)
 
     def delete_papers(self, paper_ids: Sequence[str]) -> None:
         if paper_ids:
-            with self._reachable():
-                self.collection.delete(where={"paper_id": {"$in": list(paper_ids)}})
+            with self._writing():
+                self._collection.delete(where={"paper_id": {"$in": list(paper_ids)}})
 
     def ids_of(self, paper_id: str) -> list[str]:
         with self._reachable():

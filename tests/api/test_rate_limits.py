@@ -7,8 +7,10 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from api.app import create_app
-from api.limits import TokenBucket, limited_route
+from api.limits import limited_route
 from papertalk.settings import Settings
+from storage.catalog import Catalog
+from storage.rate_limits import SharedRates
 from tests.api.conftest import assert_problem, client_for, with_api
 from tests.helpers.pdfs import text_pdf
 
@@ -21,16 +23,24 @@ class Clock:
         return self.now
 
 
-def test_a_bucket_allows_a_burst_then_refills_at_its_rate() -> None:
+def test_an_allowance_gives_a_burst_then_refills_at_its_rate(tmp_path: Path) -> None:
     clock = Clock()
-    bucket = TokenBucket(6, clock)  # one every 10 s
-    assert [bucket.take("a") for _ in range(6)] == [0.0] * 6
-    assert bucket.take("a") == 10.0
-    assert bucket.take("b") == 0.0  # clients have their own buckets
+    rates = SharedRates(Catalog(tmp_path / "catalog.sqlite3"), clock)
+    assert [rates.take("chat", "a", 6) for _ in range(6)] == [0.0] * 6  # 6 a minute: one every 10 s
+    assert rates.take("chat", "a", 6) == 10.0
+    assert rates.take("chat", "b", 6) == 0.0  # clients have their own allowances
+    assert rates.take("uploads", "a", 6) == 0.0  # and so do routes
     clock.now += 5
-    assert bucket.take("a") == 5.0
+    assert rates.take("chat", "a", 6) == 5.0
     clock.now += 5
-    assert bucket.take("a") == 0.0 and bucket.take("a") > 0
+    assert rates.take("chat", "a", 6) == 0.0 and rates.take("chat", "a", 6) > 0
+
+
+def test_two_catalog_handles_share_one_allowance(tmp_path: Path) -> None:
+    """Two workers (two handles on one catalog file) spend the same allowance."""
+    one, two = (SharedRates(Catalog(tmp_path / "catalog.sqlite3")) for _ in range(2))
+    granted = [rates.take("chat", "a", 4) == 0.0 for rates in (one, two) * 4]
+    assert granted == [True] * 4 + [False] * 4
 
 
 def test_only_chat_and_upload_posts_are_limited() -> None:

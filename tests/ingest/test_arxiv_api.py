@@ -34,6 +34,8 @@ REJECTED = "2501.00400"  # answered with HTTP 400 and an arXiv error entry
 UNKNOWN = "2501.99999"  # answered with a feed without entries
 SLOW_S = 8.0  # far beyond the timeout: a loaded CI machine must not blur the two
 TIMEOUT_S = 2.0
+TRICKLE_BYTES, TRICKLE_PAUSE_S = 1024, 0.2  # a whole PDF would take minutes; no single wait nears the timeout
+DEADLINE_S = 3.0
 
 
 @dataclass
@@ -103,6 +105,8 @@ class _Handler(BaseHTTPRequestHandler):
         elif route == "slow":
             time.sleep(SLOW_S)
             self._send(200, _feed([KNOWN]), "application/atom+xml")
+        elif route == "trickle":  # the PDF a little at a time, each piece well within the timeout
+            self._trickle(S2ORC_PDF.read_bytes())
         elif route == "html":
             self._send(200, b"<html><body>Please sign in to the network</body></html>", "text/html")
         else:
@@ -114,6 +118,16 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
         self.wfile.write(body)
+
+    def _trickle(self, body: bytes) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "application/pdf")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        for start in range(0, len(body), TRICKLE_BYTES):
+            self.wfile.write(body[start : start + TRICKLE_BYTES])
+            self.wfile.flush()
+            time.sleep(TRICKLE_PAUSE_S)
 
     def log_message(self, format: str, *args: Any) -> None:
         pass
@@ -234,6 +248,20 @@ def test_unreachable_arxiv_is_a_clear_problem_per_id(
     why = items[0].why  # type: ignore[union-attr]
     assert reason.replace("PORT", arxiv_server.base.rsplit(":", 1)[1]) in why
     assert "retry" in why and "papertalk ingest" in why
+
+
+def test_a_pdf_trickling_in_is_cut_off_at_the_download_deadline(arxiv_server: ArxivServer) -> None:
+    settings = arxiv_server.settings(pdf="trickle", timeout_s=TIMEOUT_S).model_copy(
+        update={"download_deadline_s": DEADLINE_S}
+    )
+    started = time.monotonic()
+    items = list(fetch_papers([KNOWN], settings))
+    took = time.monotonic() - started
+    assert DEADLINE_S <= took < DEADLINE_S + 30, took  # the whole PDF would take 7 minutes (2 MB, 1 kB a 0.2 s)
+    papers, problems = _split(items)
+    assert len(papers) == 1 and not papers[0].has_full_text  # kept from its abstract
+    assert len(problems) == 1 and not problems[0].fatal
+    assert "deadline passed" in problems[0].why and "PAPERTALK_ARXIV__DOWNLOAD_DEADLINE_S" in problems[0].why
 
 
 def _papertalk(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
