@@ -8,14 +8,42 @@ import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from papertalk.demo import DEMO_METADATA, DEMO_PDFS
 from papertalk.settings import Settings
+from storage.embeddings import OnnxMiniLM
 from storage.store import Store
 
 S2ORC_PDF = DEMO_PDFS / "2020.acl-main.447.pdf"
 LONGEVAL_PDF = DEMO_PDFS / "2023.eacl-main.121.pdf"
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _model_outputs_computed_once() -> Iterator[None]:
+    """The embedding model's output for a batch of texts is computed once per session and handed out again.
+
+    Many tests ingest the same bundled PDFs and records, each into a store of its own: the model's vectors
+    for a batch are the same each time (same model file, same texts in the same order, same mode and
+    threads), so the repeats are served from memory. The model is still loaded and its file checked first,
+    as without the memo, and everything after the model (Chroma, the catalog, the keyword index) runs as is.
+    """
+    computed: dict[tuple[int, bool, tuple[str, ...]], np.ndarray] = {}
+    embed = OnnxMiniLM.embed
+
+    def embed_once(self: OnnxMiniLM, texts: list[str], short: bool = False) -> np.ndarray:
+        if not texts:
+            return embed(self, texts, short=short)
+        _ = self.session  # loaded and its sha256 checked, as on every first use
+        key = (self._threads, short, tuple(texts))
+        if key not in computed:
+            computed[key] = embed(self, texts, short=short)
+        return computed[key].copy()
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(OnnxMiniLM, "embed", embed_once)
+        yield
 
 
 @pytest.fixture(autouse=True)

@@ -8,7 +8,7 @@ from pathlib import Path
 from fastapi.testclient import TestClient
 
 from tests.api.conftest import assert_problem, client_for
-from tests.helpers.cli import catalog_rows, run_cli
+from tests.helpers.cli import catalog_rows, invoke_cli
 from tests.helpers.pdfs import text_pdf
 from tests.helpers.topics import demo_records_by_id
 
@@ -141,7 +141,7 @@ def test_the_cli_and_the_api_tag_a_pdf_alike(
 ) -> None:
     """`papertalk ingest` and an upload run the same ingest service: the same paper, the same topic scores."""
     pdf = rag_pdf(tmp_path)
-    ingested = run_cli("ingest", pdf)
+    ingested = invoke_cli("ingest", pdf)
     assert ingested.returncode == 0 and "topics: 1 papers scored" in ingested.stderr, ingested.stderr
     uploaded_paper(empty_client, pdf.read_bytes())
     api_dir = Path(empty_client.app.state.papertalk.settings.data_dir)  # type: ignore[attr-defined]

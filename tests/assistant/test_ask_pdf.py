@@ -20,7 +20,7 @@ from papertalk.settings import PdfSettings
 from storage.records import Paper
 from storage.store import Store
 from tests.conftest import LONGEVAL_PDF, S2ORC_PDF
-from tests.helpers.cli import catalog_rows, run_cli
+from tests.helpers.cli import catalog_rows, invoke_cli
 from tests.helpers.pdfs import text_pdf
 
 ARXIV_ID = "2001.00001"
@@ -109,13 +109,13 @@ def test_a_known_file_is_not_parsed_even_when_it_was_ingested_by_ingest(
 
 def test_cli_ask_pdf_says_which_paper_it_used_and_json_stays_json(store: Store, merged_pdf: Path) -> None:
     store.close()
-    first = run_cli("ask", "How many papers does S2ORC contain?", "--pdf", merged_pdf, "--json")
+    first = invoke_cli("ask", "How many papers does S2ORC contain?", "--pdf", merged_pdf, "--json")
     assert first.returncode == 0 and "Traceback" not in first.stderr, first.stderr
     assert f"{merged_pdf}: paper {ARXIV_ID} (parsed and stored)" in first.stderr
     assert {s["paper_id"] for s in json.loads(first.stdout)["sources"]} == {ARXIV_ID}
     stored = catalog_rows(merged_pdf.parent / "data", "SELECT * FROM papers")
 
-    second = run_cli("ask", "How many papers does S2ORC contain?", "--pdf", merged_pdf, "--json")
+    second = invoke_cli("ask", "How many papers does S2ORC contain?", "--pdf", merged_pdf, "--json")
     assert second.returncode == 0, second.stderr
     assert f"{merged_pdf}: paper {ARXIV_ID} (already stored, not parsed again)" in second.stderr
     assert json.loads(second.stdout)["sources"]
@@ -126,7 +126,7 @@ def test_cli_ingest_prints_the_paper_id_of_each_file(tmp_path: Path) -> None:
     lines = [f"Line {i} of a short paper about reward shaping for language agents, with enough text." for i in range(6)]
     first = text_pdf(tmp_path / "first.pdf", [["Reward Shaping for Language Agents", *lines]])
     second = text_pdf(tmp_path / f"{ARXIV_ID}.pdf", [["Curricula for Tool-Using Agents", *lines[::-1]]])
-    result = run_cli("ingest", first, second)
+    result = invoke_cli("ingest", first, second)
     assert result.returncode == 0, result.stderr
     rows = catalog_rows(tmp_path / "data", "SELECT paper_id FROM papers WHERE arxiv_id IS NULL")
     (pdf_id,) = [str(r[0]) for r in rows]

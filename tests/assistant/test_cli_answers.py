@@ -1,29 +1,20 @@
-"""`papertalk ask` and `papertalk chat` as a user runs them (subprocesses over a real corpus)."""
+"""`papertalk ask` and `papertalk chat` as a user runs them over a real corpus: through the CLI's entry point
+in this process, and as real processes where a terminal or the one-line errors of a process are the point."""
 
 import json
 import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 from storage.store import Store
 from tests.assistant.conftest import TOPIC
 from tests.conftest import LONGEVAL_PDF
-from tests.helpers.cli import run_cli
-
-PAPERTALK = [sys.executable, "-m", "cli"]
+from tests.helpers.cli import invoke_cli, run_cli
 
 
-def run(*args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*PAPERTALK, *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=240,
-        env={**os.environ, "COLUMNS": "200"},
-    )
+def run(*args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return invoke_cli(*args, stdin=stdin, COLUMNS="200")
 
 
 def test_ask_prints_cited_answer_and_sources(corpus: Store) -> None:
@@ -92,21 +83,21 @@ def latest_turn(store: Store, question: str) -> tuple[str, str]:
 
 def test_an_empty_question_is_one_line_and_exit_2(corpus: Store) -> None:
     for question in ["", "   "]:
-        line = no_traceback_one_line(run_cli("ask", question))
+        line = no_traceback_one_line(invoke_cli("ask", question))
         assert "the question is empty" in line
     papers = corpus.catalog.count_papers()
-    line = no_traceback_one_line(run_cli("ask", " ", "--pdf", str(LONGEVAL_PDF)))
+    line = no_traceback_one_line(invoke_cli("ask", " ", "--pdf", str(LONGEVAL_PDF)))
     assert "the question is empty" in line and corpus.catalog.count_papers() == papers
 
 
 def test_chat_with_an_unknown_topic_is_refused_like_ask(corpus: Store) -> None:
-    asked = no_traceback_one_line(run_cli("ask", "What is S2ORC?", "--topic", "Unknown"))
+    asked = no_traceback_one_line(invoke_cli("ask", "What is S2ORC?", "--topic", "Unknown"))
     chatted = run("chat", "--topic", "Unknown", stdin="What is S2ORC?\n/quit\n")
     assert no_traceback_one_line(chatted) == asked and "no topic 'Unknown'" in asked
     assert "Asking about" not in chatted.stdout and "you>" not in chatted.stdout
 
 
-def test_an_empty_store_says_what_to_run() -> None:
+def test_an_empty_store_says_what_to_run() -> None:  # real processes: one line, no traceback
     for args in [("ask", "What is S2ORC?"), ("ask", "What is S2ORC?", "--json"), ("chat",)]:
         line = no_traceback_one_line(run_cli(*args))
         assert "nothing is indexed yet" in line and "papertalk demo --load-only" in line
@@ -129,7 +120,7 @@ def test_chat_new_starts_a_fresh_context(corpus: Store) -> None:
 
 
 def test_sources_of_one_paper_are_listed_distinctly(corpus: Store) -> None:
-    out = run_cli("ask", "web agents collecting GUI trajectories", COLUMNS="300")
+    out = invoke_cli("ask", "web agents collecting GUI trajectories", COLUMNS="300")
     assert out.returncode == 0, out.stderr
     listed = [line.split("] ", 1)[1] for line in out.stdout.split("Sources", 1)[1].splitlines() if "] " in line]
     assert listed and len(listed) == len(set(listed)), listed
@@ -144,8 +135,8 @@ def answer_lines(stdout: str, start: str = "") -> list[str]:
 
 def test_ask_wraps_the_answer_between_words(corpus: Store) -> None:
     question = "How many papers and full texts does S2ORC contain?"
-    data = json.loads(run_cli("ask", question, "--json").stdout)
-    out = run_cli("ask", question, COLUMNS="60")
+    data = json.loads(invoke_cli("ask", question, "--json").stdout)
+    out = invoke_cli("ask", question, COLUMNS="60")
     assert out.returncode == 0, out.stderr
     lines = answer_lines(out.stdout)
     assert len(lines) > 2 and max(len(line) for line in lines) <= 60

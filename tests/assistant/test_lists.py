@@ -11,7 +11,7 @@ from assistant.service import Assistant
 from assistant.types import Answer
 from papertalk.demo import DEMO_TOPIC
 from storage.store import Store
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import invoke_cli
 
 QUESTION = "Which RL algorithms are used to train LLM agents for multi-turn tool use?"
 FRAMEWORKS = {"RAGEN", "AGILE", "ReAct", "verl", "OpenRLHF", "ToolRL", "SkyRL"}  # named in these papers as frameworks
@@ -71,10 +71,10 @@ def test_a_list_question_over_a_topic_returns_named_algorithms_with_their_papers
 
 
 def test_the_cli_shows_the_list_and_its_quotes(tool_use: Store) -> None:
-    shown = run_cli("ask", QUESTION, timeout=300)
+    shown = invoke_cli("ask", QUESTION)
     assert shown.returncode == 0, shown.stderr
     assert "Traceback" not in shown.stderr
     assert re.search(r"^(GRPO|PPO) — \d+ papers? \[\d+\]", shown.stdout, re.M), shown.stdout
     assert "Where each is named" in shown.stdout
-    as_json = json.loads(run_cli("ask", QUESTION, "--json", timeout=300).stdout)
+    as_json = json.loads(invoke_cli("ask", QUESTION, "--json").stdout)
     assert as_json["items"] and {"name", "kind", "papers", "citations", "quote"} <= as_json["items"][0].keys()

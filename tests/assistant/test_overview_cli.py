@@ -1,4 +1,5 @@
-"""`papertalk overview` and `papertalk summarize` as a user runs them: real subprocesses over a real corpus."""
+"""`papertalk overview` and `papertalk summarize` as a user runs them (through the CLI's entry point, in this
+process) over a real corpus."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from papertalk.settings import Settings
 from storage.store import Store
 from tests.assistant.conftest import TOPIC
 from tests.assistant.test_overview import ingest_new
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import invoke_cli
 
 
 @pytest.fixture
@@ -24,7 +25,7 @@ def own_dir(corpus_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -
 
 
 def ok(*args: str) -> str:
-    out = run_cli(*args, COLUMNS="200")
+    out = invoke_cli(*args, COLUMNS="200")
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
     return out.stdout
 
@@ -81,7 +82,7 @@ def test_summarize_prints_pages(own_dir: Path) -> None:
     ],
 )
 def test_errors_are_one_clear_line(own_dir: Path, args: tuple[str, ...], message: str) -> None:
-    out = run_cli(*args)
+    out = invoke_cli(*args)
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert message in out.stderr and len(out.stderr.strip().splitlines()) == 1
 

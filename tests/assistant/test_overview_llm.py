@@ -16,7 +16,7 @@ from prompts import load_prompt
 from storage.store import Store
 from tests.assistant.conftest import TOPIC
 from tests.assistant.test_generative import first_sentence, prompt_sources
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import invoke_cli
 from tests.helpers.openai_server import ChatServer, Reply, Request, serve
 
 INVENTED = "The surveyed agents were all trained on lunar soil samples returned by the Apollo missions"
@@ -98,6 +98,6 @@ def test_overview_prompts_take_the_values_the_builder_gives() -> None:
 
 
 def test_llm_server_down_is_one_line_through_the_cli(llm_corpus: Store, server: ChatServer) -> None:
-    out = run_cli("overview", TOPIC, OPENAI_BASE_URL="http://127.0.0.1:9/v1")
+    out = invoke_cli("overview", TOPIC, OPENAI_BASE_URL="http://127.0.0.1:9/v1")
     assert out.returncode == 2 and "Traceback" not in out.stderr
     assert "could not connect to the LLM server" in out.stderr and "PAPERTALK_LLM__BACKEND=extractive" in out.stderr

@@ -1,4 +1,5 @@
-"""The `papertalk` command line, run as a subprocess: ingest options, browsing commands, exit codes."""
+"""The `papertalk` command line: ingest options and browsing commands through its entry point in this
+process; exit codes and one-line errors of a real process."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from tests.conftest import demo_records
-from tests.helpers.cli import catalog_rows, one_error_line, run_cli
+from tests.helpers.cli import catalog_rows, invoke_cli, one_error_line, run_cli
 
 ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 SUMMARY = re.compile(r"^(\d+) added, 0 updated, 0 unchanged, (\d+) chunks embedded, 0 failed, 0 warnings$")
@@ -25,14 +26,14 @@ def _authors(record: dict[str, Any]) -> list[str]:
 
 
 def _json(args: tuple[str, ...]) -> Any:
-    result = run_cli(*args)
+    result = invoke_cli(*args)
     assert result.returncode == 0, result.stderr
     return json.loads(result.stdout)
 
 
 def test_ingest_arxiv_with_limit_then_list_show_and_stats(metadata_file: Path, tmp_path: Path) -> None:
     records = demo_records(5)
-    ingest = run_cli("ingest-arxiv", metadata_file, "--limit", "5", TTY_COMPATIBLE="1")  # as on a terminal
+    ingest = invoke_cli("ingest-arxiv", metadata_file, "--limit", "5", TTY_COMPATIBLE="1")  # as on a terminal
     assert ingest.returncode == 0, ingest.stderr
     summary = SUMMARY.match(ANSI.sub("", ingest.stdout).strip())
     assert summary is not None and summary.group(1) == "5", ingest.stdout
@@ -75,7 +76,7 @@ def test_ingest_arxiv_since_until_category_and_limit_pick_the_right_records(
 ) -> None:
     records = demo_records(30)
     since, wanted = date(2025, 1, 20), {"cs.IR", "cs.CL"}
-    first = run_cli(
+    first = invoke_cli(
         "ingest-arxiv", metadata_file, "--since", since.isoformat(), "--category", "cs.IR", "--category", "cs.CL"
     )
     expected = {r["id"] for r in records if _first_listed(r) >= since and wanted & set(r["categories"].split())}
@@ -84,7 +85,7 @@ def test_ingest_arxiv_since_until_category_and_limit_pick_the_right_records(
     assert _ids(tmp_path) == expected
 
     until = date(2024, 12, 31)
-    second = run_cli("ingest-arxiv", metadata_file, "--until", until.isoformat(), "--limit", "3")
+    second = invoke_cli("ingest-arxiv", metadata_file, "--until", until.isoformat(), "--limit", "3")
     early = [r["id"] for r in records if _first_listed(r) <= until][:3]
     assert second.returncode == 0 and second.stdout.startswith("3 added"), second.stdout
     assert len(early) == 3 and _ids(tmp_path) == expected | set(early)
@@ -120,7 +121,7 @@ def test_a_file_where_the_store_needs_a_folder_is_one_line_not_a_traceback(tmp_p
 
 
 def test_serve_is_a_command_with_host_port_and_workers() -> None:
-    result = run_cli("serve", "--help")
+    result = invoke_cli("serve", "--help")
     assert result.returncode == 0
     for option in ("--host", "--port", "--workers"):
         assert option in result.stdout

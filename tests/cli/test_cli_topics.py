@@ -1,13 +1,11 @@
-"""`papertalk topics …`, `whatsnew` and `papers save|saved` run as real subprocesses."""
+"""`papertalk topics …`, `whatsnew` and `papers save|saved` through the CLI's entry point (in this process)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
 
-import pytest
-
-from tests.helpers.cli import catalog_rows, run_cli
+from tests.helpers.cli import catalog_rows, invoke_cli
 from tests.helpers.topics import demo_records_by_id
 
 RAG = ["2604.09666", "2501.15228"]
@@ -21,26 +19,25 @@ def _write(path: Path, records: list[dict]) -> Path:
 
 
 def _ok(*args: str) -> str:
-    result = run_cli(*args)
+    result = invoke_cli(*args)
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     return result.stdout
 
 
 def _fails(*args: str, message: str) -> None:
-    result = run_cli(*args)
+    result = invoke_cli(*args)
     assert result.returncode == 2, (result.stdout, result.stderr)
     assert "Traceback" not in result.stderr
     lines = [line for line in result.stderr.splitlines() if line.strip()]
     assert lines[0].startswith("error:") and message in result.stderr.replace("\n", " "), result.stderr
 
 
-@pytest.mark.slow
 def test_ingest_assigns_topics_then_show_add_assign(tmp_path: Path, _isolated_data_dir: Path) -> None:
     records = demo_records_by_id(set(RAG + GUI))
     rag = next(r for r in records if r["id"] == RAG[0])
     sneaky = {**rag, "id": "2601.99999", "title": "[bold]Sneaky[/bold] retrieval-augmented generation [red]"}
-    ingest = run_cli("ingest-arxiv", _write(tmp_path / "a.jsonl", [*records, sneaky]))
+    ingest = invoke_cli("ingest-arxiv", _write(tmp_path / "a.jsonl", [*records, sneaky]))
     assert ingest.returncode == 0 and "topics: 4 papers scored" in ingest.stderr, ingest.stderr
 
     listed = json.loads(_ok("topics", "list", "--json"))
@@ -81,13 +78,12 @@ def test_ingest_assigns_topics_then_show_add_assign(tmp_path: Path, _isolated_da
     assert assigned.startswith("4 papers scored against 20 topics")
 
 
-@pytest.mark.slow
 def test_follow_whatsnew_and_reading_list(tmp_path: Path) -> None:
-    run_cli("ingest-arxiv", _write(tmp_path / "a.jsonl", demo_records_by_id(set(RAG + GUI))))
+    invoke_cli("ingest-arxiv", _write(tmp_path / "a.jsonl", demo_records_by_id(set(RAG + GUI))))
     assert "You follow no topics yet" in _ok("whatsnew")
     assert "Now following Retrieval-Augmented Generation" in _ok("topics", "follow", "retrieval-augmented-generation")
     assert "0 new papers since" in _ok("whatsnew")
-    run_cli("ingest-arxiv", _write(tmp_path / "b.jsonl", demo_records_by_id(set(LATER))))
+    invoke_cli("ingest-arxiv", _write(tmp_path / "b.jsonl", demo_records_by_id(set(LATER))))
     news = json.loads(_ok("whatsnew", "--json", "--keep"))
     assert [[p["paper_id"] for p in n["papers"]] for n in news] == [["2604.09508"]]
     assert "1 new paper since" in _ok("whatsnew")
@@ -107,7 +103,7 @@ def test_errors_are_one_line_without_traceback(tmp_path: Path) -> None:
     _fails("topics", "add", "X", "--example-paper", "2501.00001", message="'2501.00001' is not in the catalog")
     _fails("topics", "follow", "nope", message="no topic 'nope'")
     _fails("papers", "save", "9999.99999", message="no paper '9999.99999'")
-    bad = run_cli("topics", "add", "X", "--description", "d", "--abbreviation", "RL")
+    bad = invoke_cli("topics", "add", "X", "--description", "d", "--abbreviation", "RL")
     assert bad.returncode == 2 and "SHORT=Long" in bad.stderr and "Traceback" not in bad.stderr
-    bad_date = run_cli("topics", "show", "rl-for-llm-agents", "--as-of", "yesterday")
+    bad_date = invoke_cli("topics", "show", "rl-for-llm-agents", "--as-of", "yesterday")
     assert bad_date.returncode == 2 and "use YYYY-MM-DD" in bad_date.stderr

@@ -1,7 +1,7 @@
 """Text from papers is printed as it is: never read as rich markup (tags, links, styles, :emoji: codes).
 
 A catalog holding hostile titles, authors, abstracts, categories, file names and topic names is printed
-through every command that shows them, each a real subprocess of the CLI.
+through every command that shows them, each run through the CLI's entry point (in this process).
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import invoke_cli
 from tests.helpers.pdfs import text_pdf
 
 TITLE = "[/bold] Reward shaping for web agents [bold red]loud[/bold red] :thumbs_up:"
@@ -41,17 +41,17 @@ def catalog(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "update_date": "2025-01-15",
     }
     records.write_text(json.dumps(record) + "\n")
-    first = run_cli("--data-dir", data, "ingest-arxiv", records, "--topic", TOPIC)
+    first = invoke_cli("--data-dir", data, "ingest-arxiv", records, "--topic", TOPIC)
     assert first.returncode == 0, first.stderr
     lines = [["Turn rewards for language agents: each turn of a web episode gets its own reward."] * 4] * 2
     text_pdf(root / "paper.pdf", lines, title=PDF_TITLE)
-    second = run_cli("--data-dir", data, "ingest", root / "paper.pdf")
+    second = invoke_cli("--data-dir", data, "ingest", root / "paper.pdf")
     assert second.returncode == 0, second.stderr
     return data
 
 
 def _ok(result_args: list[str | Path], data: Path) -> str:
-    result = run_cli("--data-dir", data, *result_args, COLUMNS=WIDE)
+    result = invoke_cli("--data-dir", data, *result_args, COLUMNS=WIDE)
     assert "Traceback" not in result.stderr and "MarkupError" not in result.stderr, result.stderr
     assert result.returncode == 0, result.stderr
     return result.stdout
@@ -87,6 +87,6 @@ def test_ingest_report_lines_print_file_names_verbatim(catalog: Path, tmp_path: 
     bad.parent.mkdir(parents=True)
     bad.write_text("<html>not a pdf</html>")
     assert str(bad).endswith("in[/bold]bad [red]name[/red] :smile: [link=file:/etc]x.pdf")
-    result = run_cli("--data-dir", catalog, "ingest", bad, COLUMNS=WIDE)
+    result = invoke_cli("--data-dir", catalog, "ingest", bad, COLUMNS=WIDE)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert f"failed {bad}: not a PDF" in result.stderr, result.stderr

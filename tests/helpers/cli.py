@@ -1,14 +1,22 @@
-"""The `papertalk` command run as a real subprocess, and the catalog read back with plain sqlite3."""
+"""The `papertalk` command run as a real subprocess (`run_cli`) or in this process (`invoke_cli`: the same
+entry point, streams and exit code, without paying the imports again), and the catalog read back with plain
+sqlite3."""
 
 from __future__ import annotations
 
+import contextlib
+import io
+import logging
 import os
 import re
 import sqlite3
 import subprocess
 import sys
+import types
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from unittest import mock
 
 PAPERTALK = Path(sys.executable).parent / "papertalk"
 
@@ -34,6 +42,97 @@ def run_cli(
         cwd=cwd,
         check=False,
     )
+
+
+def invoke_cli(
+    *args: str | Path, cwd: Path | None = None, stdin: str = "", **env: str
+) -> subprocess.CompletedProcess[str]:
+    """`papertalk ARGS` through the entry point `cli.main:main`, in this process: the environment of
+    `run_cli` (this test's plus `env`), `cwd` (default: the current one, the test's tmp_path), `stdin` then
+    its end, stdout and stderr captured as text (not a terminal unless `env` says TTY_COMPATIBLE=1).
+
+    Returns what `run_cli` would: the exit code (2 for the domain errors `main` turns into one line), stdout
+    and stderr. Anything `main` lets through (a bug) propagates with its traceback. Error paths that must
+    show "no Traceback in stderr" of a real process, signals and the installed command stay with `run_cli`.
+    """
+    from cli import main as cli_main
+
+    argv = [str(PAPERTALK), *map(str, args)]
+    out, err = io.StringIO(), io.StringIO()
+    code: int | str | None = 0
+    with _process_like(argv, cli_env(**env), cwd, (io.StringIO(stdin), out, err)):
+        try:
+            cli_main.main()
+        except SystemExit as exit_:
+            code = exit_.code
+        finally:
+            _close_state(cli_main.state)
+    if isinstance(code, str):  # sys.exit("message"): Python prints it and exits 1
+        err.write(code + "\n")
+    returncode = code if isinstance(code, int) else 0 if code is None else 1
+    return subprocess.CompletedProcess(argv, returncode, out.getvalue(), err.getvalue())
+
+
+@contextlib.contextmanager
+def _process_like(
+    argv: list[str], env: dict[str, str], cwd: Path | None, streams: tuple[io.StringIO, io.StringIO, io.StringIO]
+) -> Iterator[None]:
+    """argv, environment, working directory and standard streams as a fresh `papertalk` process has them;
+    the CLI's consoles re-read them (terminal, colours, width) and logging is put back afterwards."""
+    root = logging.getLogger()
+    saved_logging = (root.handlers[:], root.level, _library_levels())
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(mock.patch.dict(os.environ, env, clear=True))
+        stack.enter_context(mock.patch.object(sys, "argv", argv))
+        stack.enter_context(_main_module_of_a_script())
+        if cwd is not None:
+            stack.enter_context(contextlib.chdir(cwd))
+        stack.enter_context(mock.patch.multiple(sys, stdin=streams[0], stdout=streams[1], stderr=streams[2]))
+        stack.callback(_restore_logging, *saved_logging)
+        stack.callback(_fresh_consoles)  # last out: back to this process's own streams and environment
+        _fresh_consoles()
+        yield
+
+
+@contextlib.contextmanager
+def _main_module_of_a_script() -> Iterator[None]:
+    """`__main__` as the installed script has it (no package), so usage lines name `papertalk`, not pytest."""
+    saved = sys.modules["__main__"]
+    sys.modules["__main__"] = types.ModuleType("__main__")
+    try:
+        yield
+    finally:
+        sys.modules["__main__"] = saved
+
+
+def _fresh_consoles() -> None:
+    """Re-detect the CLI consoles' terminal, colours and width from the current streams and environment,
+    as at a process start (they are module globals, detected once at import)."""
+    from rich.console import Console
+
+    from cli.console import console, err_console
+
+    for shown in (console, err_console):
+        Console.__init__(shown, stderr=shown.stderr, emoji=False)
+
+
+def _library_levels() -> dict[str, int]:
+    return {name: logging.getLogger(name).level for name in ("httpx", "chromadb", "pypdf", "bm25s", "llama_index")}
+
+
+def _restore_logging(handlers: list[logging.Handler], level: int, levels: dict[str, int]) -> None:
+    root = logging.getLogger()
+    root.handlers[:] = handlers
+    root.setLevel(level)
+    for name, was in levels.items():
+        logging.getLogger(name).setLevel(was)
+
+
+def _close_state(state: Any) -> None:
+    """Close the catalog the command opened (a process would at its exit) and forget it."""
+    if state.store is not None:
+        state.store.close()
+    state.settings, state.store, state.data_dir = None, None, None
 
 
 PROGRESS_LINE = re.compile(r"^.+: \d+(/\d+ \(\d+%\)| done) · ")

@@ -21,7 +21,7 @@ from papertalk.errors import SourceError
 from storage.records import Problem
 from storage.store import Store
 from tests.conftest import LONGEVAL_PDF, S2ORC_PDF, demo_records
-from tests.helpers.cli import catalog_rows, error_lines, run_cli
+from tests.helpers.cli import catalog_rows, error_lines, invoke_cli, run_cli
 from tests.helpers.pdfs import blank_pdf, encrypted_copy, image_only_pdf, text_pdf, truncated_copy
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "pdfs"
@@ -162,11 +162,11 @@ def test_truncated_gzip_keeps_the_records_read_before_the_cut(store: Store, tmp_
 
 def test_cli_ingest_names_each_bad_pdf_exits_1_and_keeps_stored_papers(metadata_file: Path, tmp_path: Path) -> None:
     data = tmp_path / "data"  # PAPERTALK_DATA_DIR, set for every test
-    first = run_cli("ingest-arxiv", metadata_file, "--limit", "3")
+    first = invoke_cli("ingest-arxiv", metadata_file, "--limit", "3")
     assert first.returncode == 0, first.stderr
     bad = make_bad_pdfs(tmp_path / "inbox")
     make_good_pdf(tmp_path / "inbox" / "good.pdf", "Outcome Rewards")
-    result = run_cli("ingest", tmp_path / "inbox")
+    result = invoke_cli("ingest", tmp_path / "inbox")
     assert result.returncode == 1, result.stderr
     assert "Traceback" not in result.stderr
     lines = error_lines(result.stderr)
@@ -184,7 +184,7 @@ def test_cli_ingest_names_each_bad_pdf_exits_1_and_keeps_stored_papers(metadata_
 def test_cli_ingest_arxiv_names_bad_lines_and_exits_1(tmp_path: Path) -> None:
     path = tmp_path / "records.jsonl"
     expected = _bad_metadata(path)
-    result = run_cli("ingest-arxiv", path)
+    result = invoke_cli("ingest-arxiv", path)
     assert result.returncode == 1 and "Traceback" not in result.stderr
     lines = error_lines(result.stderr)
     assert [line.split(": ", 1)[0] for line in lines] == [f"failed {path}:{n}" for n in sorted(expected)]
@@ -197,7 +197,7 @@ def test_cli_ingest_arxiv_names_bad_lines_and_exits_1(tmp_path: Path) -> None:
 def test_cli_warnings_alone_do_not_fail_the_run(tmp_path: Path) -> None:
     path = tmp_path / "records.jsonl"
     path.write_text(json.dumps({**demo_records(1)[0], "abstract": ""}) + "\n")
-    result = run_cli("ingest-arxiv", path)
+    result = invoke_cli("ingest-arxiv", path)
     assert result.returncode == 0, result.stderr
     assert f"warning {path}:1: record" in result.stderr and "0 failed, 1 warnings" in result.stdout
 
@@ -249,7 +249,7 @@ def test_cli_files_that_are_not_metadata_are_one_line_each(tmp_path: Path) -> No
         "(Expecting value at column 1)); give a .jsonl or .jsonl.gz file in the arXiv bulk-metadata layout",
     }
     for path, why in expected.items():
-        result = run_cli("ingest-arxiv", path)
+        result = invoke_cli("ingest-arxiv", path)
         assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
         assert error_lines(result.stderr) == [f"failed {path}: {why}"], result.stderr
         assert "0 added, 0 updated, 0 unchanged, 0 chunks embedded, 1 failed" in result.stdout
@@ -259,7 +259,7 @@ def test_cli_caps_the_bad_lines_of_one_file_and_ingests_the_rest(tmp_path: Path)
     good = [json.dumps(r) for r in demo_records(3)]
     path = tmp_path / "records.jsonl"
     path.write_text("\n".join([good[0], *[f"{{broken {i}" for i in range(25)], good[1], good[2]]) + "\n")
-    result = run_cli("ingest-arxiv", path)
+    result = invoke_cli("ingest-arxiv", path)
     assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr
     assert error_lines(result.stderr) == [
         f"failed {path}:{n}: malformed JSON (Expecting property name enclosed in double quotes at column 2)"

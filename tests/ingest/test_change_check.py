@@ -14,7 +14,7 @@ from papertalk.settings import ChunkSettings, Settings
 from storage.embeddings import LocalMiniLMEmbedding
 from storage.store import Store
 from tests.conftest import demo_records
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import invoke_cli
 
 
 def _records(path: Path, records: list[dict]) -> Path:
@@ -99,12 +99,12 @@ def test_papers_chunked_before_fingerprints_were_recorded_are_kept_and_recorded(
 
 
 def test_cli_rerun_with_other_chunk_sizes_says_it_rechunked(metadata_file: Path) -> None:
-    first = run_cli("ingest-arxiv", metadata_file, "--limit", "5")
+    first = invoke_cli("ingest-arxiv", metadata_file, "--limit", "5")
     assert first.returncode == 0 and first.stdout.startswith("5 added"), first.stderr
-    rerun = run_cli("ingest-arxiv", metadata_file, "--limit", "5", PAPERTALK_CHUNKING__CHUNK_TOKENS="64")
+    rerun = invoke_cli("ingest-arxiv", metadata_file, "--limit", "5", PAPERTALK_CHUNKING__CHUNK_TOKENS="64")
     assert rerun.returncode == 0, rerun.stderr
     assert rerun.stdout.startswith("0 added, 0 updated, 0 unchanged, 5 re-chunked (chunking settings changed), ")
-    again = run_cli("ingest-arxiv", metadata_file, "--limit", "5", PAPERTALK_CHUNKING__CHUNK_TOKENS="64")
+    again = invoke_cli("ingest-arxiv", metadata_file, "--limit", "5", PAPERTALK_CHUNKING__CHUNK_TOKENS="64")
     assert again.stdout.startswith("0 added, 0 updated, 5 unchanged, 0 chunks embedded"), again.stdout
 
 

@@ -18,7 +18,7 @@ from storage.migrations import MIGRATIONS
 from storage.records import Paper
 from storage.store import Store
 from tests.conftest import S2ORC_PDF
-from tests.helpers.cli import catalog_rows, run_cli
+from tests.helpers.cli import catalog_rows, invoke_cli
 
 ARXIV_ID = "2001.00001"
 REFUSED = (
@@ -100,14 +100,14 @@ def test_a_copy_with_much_less_text_is_refused_a_little_less_is_taken(store: Sto
 
 def test_cli_ingest_refuses_the_copy_then_replace_takes_it(store: Store, stored: Path, tmp_path: Path) -> None:
     store.close()
-    refused = run_cli("ingest", stored)
+    refused = invoke_cli("ingest", stored)
     assert refused.returncode == 0 and "Traceback" not in refused.stderr, refused.stderr
     assert f"warning {stored}: {REFUSED}" in refused.stderr
     assert "0 updated, 0 unchanged, 1 kept (the new file had less text), 0 chunks embedded" in refused.stdout
     pages = "SELECT text_pages FROM papers WHERE paper_id = ?"
     assert catalog_rows(tmp_path / "data", pages, (ARXIV_ID,)) == [(15,)]
 
-    replaced = run_cli("ingest", "--replace", stored)
+    replaced = invoke_cli("ingest", "--replace", stored)
     assert replaced.returncode == 0 and replaced.stdout.startswith(f"{stored} → {ARXIV_ID}\n0 added, 1 updated")
     assert catalog_rows(tmp_path / "data", pages, (ARXIV_ID,)) == [(7,)]
 

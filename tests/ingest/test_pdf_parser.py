@@ -11,7 +11,7 @@ from ingest.pdf import parse_pdf
 from papertalk.errors import SourceError
 from papertalk.settings import PdfSettings
 from tests.conftest import S2ORC_PDF
-from tests.helpers.cli import run_cli
+from tests.helpers.cli import invoke_cli
 from tests.ingest.test_cleanup import GLUED_PDF
 
 pytest.importorskip("pypdfium2")
@@ -45,6 +45,6 @@ def test_pdfium_limits_and_damage_are_source_errors(tmp_path: Path) -> None:
 def test_cli_ingest_with_pdfium_reports_a_damaged_file_in_one_line(tmp_path: Path) -> None:
     cut = tmp_path / "cut.pdf"
     cut.write_bytes(S2ORC_PDF.read_bytes()[:3000])
-    result = run_cli("ingest", cut, PAPERTALK_PDF__PARSER="pypdfium2")
+    result = invoke_cli("ingest", cut, PAPERTALK_PDF__PARSER="pypdfium2")
     assert "Traceback" not in result.stderr
     assert result.returncode != 0 and "cut.pdf" in result.stderr and "damaged PDF" in result.stderr

@@ -17,7 +17,7 @@ from storage.openai_embeddings import EmbeddingUnavailable
 from storage.records import Paper
 from storage.store import Store
 from tests.conftest import demo_records
-from tests.helpers.cli import one_error_line, run_cli
+from tests.helpers.cli import invoke_cli, one_error_line, run_cli
 from tests.helpers.openai_server import EMBED_DIM, ChatServer, serve
 
 
@@ -99,7 +99,7 @@ def test_slow_server_is_given_the_configured_timeout_and_retries(server: ChatSer
 
 
 def test_cli_ask_when_the_server_turns_slow_is_one_line(server: ChatServer, tmp_path: Path) -> None:
-    ingested = run_cli("ingest-arxiv", _records(tmp_path, 3))
+    ingested = invoke_cli("ingest-arxiv", _records(tmp_path, 3))
     assert ingested.returncode == 0, ingested.stderr
     server.embed_delay = 5.0
     asked = run_cli(
