@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.types import AnswerSentence, Citation, Passage, Scope
+from assistant.types import AnswerSentence, Citation, PaperSources, Passage, Scope
 from storage.uploads import Upload
 
 
@@ -59,6 +59,10 @@ class AnswerOut(BaseModel):
     text: str
     sentences: list[AnswerSentence] = Field(description="Each sentence with its citations and the quoted spans.")
     sources: list[SourceOut]
+    papers: list[PaperSources] = Field(
+        default_factory=list,
+        description="The sources grouped by paper: each paper once, with the numbered places cited in it.",
+    )
     backend: str
     abstained: bool
     removed_citations: list[int]

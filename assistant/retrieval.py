@@ -6,6 +6,7 @@ import logging
 import math
 from dataclasses import dataclass
 
+from assistant.furniture import weigh_furniture
 from assistant.fusion import fuse
 from assistant.fusion import rrf_fuse as rrf_fuse  # kept importable from here
 from assistant.types import Passage, Scope
@@ -19,6 +20,7 @@ log = logging.getLogger(__name__)
 WIDE_SCOPE = 500  # papers; wider scopes filter dense results after the search instead of inside Chroma
 MAX_FETCH = 1000  # the most unfiltered candidates a wide scope searches before letting Chroma filter
 FETCH_MARGIN = 1.2  # unfiltered candidates fetched: this times the candidates wanted / the scope's share
+POOL_FACTOR = 3  # passages weighed for furniture per passage returned
 IN_BATCH = 20000  # paper ids per Chroma `$in` filter (SQLite binds at most 32,766 variables per statement)
 
 
@@ -68,7 +70,9 @@ class HybridRetriever:
             return []
         dense, keyword = self._candidates(query, resolved)
         fused = fuse(dense, keyword, self.settings, one_paper=bool(scope and scope.paper_id))
-        return self._hydrate(fused[:k], dict(dense), dict(keyword))
+        pool = fused[: k * POOL_FACTOR] if self.settings.furniture_weight < 1 else fused[:k]
+        passages = self._hydrate(pool, dict(dense), dict(keyword))
+        return weigh_furniture(passages, self.settings.furniture_weight)[:k]
 
     def _candidates(self, query: str, scope: ResolvedScope) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
         n = self.settings.candidates

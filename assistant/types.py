@@ -69,9 +69,12 @@ class Passage:
     def label(self) -> str:
         """ "Title (2025), p. 3" — how a source is shown to people."""
         year = f" ({self.year})" if self.year else ""
-        where = ", ".join(x for x in (section_mark(self.section, short=False), self.pages) if x)
-        part = f", {self.part}" if self.part else ""
-        return f"{self.title}{year}{f', {where}' if where else ''}{part}"
+        place = self.place()
+        return f"{self.title}{year}{f', {place}' if place else ''}"
+
+    def place(self) -> str:
+        """ "§4.2 Reward design, p. 10, passage 7 of 52": where in its paper the passage is ("" when unknown)."""
+        return ", ".join(x for x in (section_mark(self.section, short=False), self.pages, self.part) if x)
 
 
 @dataclass
@@ -141,4 +144,43 @@ class Answer:
             src["pages"] = passage.pages
         for item, listed in zip(data["items"], self.items, strict=True):
             item["quote"] = listed.quote
+        data["papers"] = [asdict(group) for group in self.papers()]
         return data
+
+    def papers(self) -> list[PaperSources]:
+        """The sources grouped by paper, each paper once, in the order of its first source's number."""
+        return group_sources(self.sources)
+
+
+@dataclass
+class SourcePlace:
+    """One numbered source under its paper: [number] and where in the paper it is."""
+
+    number: int
+    place: str
+    chunk_id: str
+
+
+@dataclass
+class PaperSources:
+    """An answer's sources from one paper: the paper once, with each cited place in it under it."""
+
+    paper_id: str
+    title: str
+    authors: list[str]
+    year: int | None
+    link: str | None
+    places: list[SourcePlace] = field(default_factory=list)
+
+    @property
+    def numbers(self) -> list[int]:
+        return [p.number for p in self.places]
+
+
+def group_sources(sources: list[Passage]) -> list[PaperSources]:
+    """`sources` grouped by paper; a group keeps its sources' numbers, so [n] in the text still finds them."""
+    groups: dict[str, PaperSources] = {}
+    for s in sorted(sources, key=lambda s: s.number):
+        group = groups.setdefault(s.paper_id, PaperSources(s.paper_id, s.title, s.authors, s.year, s.link))
+        group.places.append(SourcePlace(s.number, s.place(), s.chunk_id))
+    return list(groups.values())

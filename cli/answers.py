@@ -82,16 +82,27 @@ def print_sources(answer: Answer) -> None:
     if not answer.sources:
         return
     console.print("\n[bold]Sources[/bold]")
-    for p in answer.sources:
-        if cited and p.number not in cited:
-            continue
-        link = f" {p.link}" if p.link else ""
-        console.print(f"  [{p.number}] {escape(p.label() + link)}", highlight=False)
+    print_paper_sources(answer, cited)
     for sentence in answer.sentences:
         if not sentence.supported:
             console.print(f"[yellow]unsupported by its sources:[/yellow] {escape(sentence.text)}", highlight=False)
     if answer.removed_citations:
         console.print(f"[yellow]removed citations to sources that were not given:[/yellow] {answer.removed_citations}")
+
+
+def print_paper_sources(answer: Answer, cited: set[int]) -> None:
+    """Each paper once, "[1][3] Title (2020) link", with its cited places under it ("[3] §3 Data, p. 4")."""
+    for paper in answer.papers():
+        places = [p for p in paper.places if not cited or p.number in cited]
+        if not places:
+            continue
+        numbers = "".join(f"[{p.number}]" for p in places)
+        year = f" ({paper.year})" if paper.year else ""
+        link = f" {paper.link}" if paper.link else ""
+        console.print(f"  {numbers} {escape(paper.title + year + link)}", highlight=False)
+        for place in places:
+            if place.place:
+                console.print(f"      [{place.number}] {escape(place.place)}", highlight=False)
 
 
 class WordWrap:

@@ -8,7 +8,8 @@ title at most `title_tokens`, so with the two special pieces an embedded chunk n
 from __future__ import annotations
 
 import bisect
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from functools import cached_property
 
 from llama_index.core.node_parser import SentenceSplitter
@@ -68,12 +69,16 @@ class Chunker:
         blocks = clean_pages(pages) if self.settings.clean_text else []
         blocks = blocks or plain_pages(pages)  # text that is all furniture is kept as it is: a paper has chunks
         out: list[_Piece] = []
-        for run in _runs(blocks):
+        for run in _merge_small(_runs(blocks), self._min_run_pieces):
             out += [
                 _Piece(text, first, last, run[0].section, run[0].caption)
                 for text, first, last in self._split_pages([(b.page, b.text) for b in run])
             ]
         return out
+
+    def _min_run_pieces(self, run: list[Block]) -> bool:
+        """Whether a run is too short to be chunks of its own (under half a chunk)."""
+        return self.counter.count(" ".join(b.text for b in run)) < self.settings.chunk_tokens // 2
 
     def _split_pages(self, pages: list[tuple[int, str]]) -> list[tuple[str, int | None, int | None]]:
         """Split the pages' text at once (chunks may cross pages) and map each chunk to its pages."""
@@ -112,12 +117,49 @@ class _Piece:
 
 
 def _runs(blocks: list[Block]) -> list[list[Block]]:
-    """Consecutive blocks grouped by (section, caption); every caption block is a run of its own."""
+    """The blocks grouped section by section: a section's body blocks in one run (a caption between two
+    paragraphs does not cut the text around it), then its captions in one run of their own. The text before
+    the first heading (title, authors) belongs to the first section, so the first chunk holds the title and
+    the start of the abstract, as a reader sees them."""
     runs: list[list[Block]] = []
-    for block in blocks:
-        last = runs[-1][-1] if runs else None
-        if last and not block.caption and (last.section, last.caption) == (block.section, False):
-            runs[-1].append(block)
-        else:
-            runs.append([block])
+    sections = _sections(blocks)
+    if len(sections) > 1 and not sections[0][0].section:  # the title and authors open the abstract's chunk
+        sections[:2] = [[replace(b, section=sections[1][0].section) for b in sections[0] + sections[1]]]
+    for section in sections:
+        body = [b for b in section if not b.caption]
+        captions = [b for b in section if b.caption]
+        runs += [run for run in (body, captions) if run]
     return runs
+
+
+def _sections(blocks: list[Block]) -> list[list[Block]]:
+    """Consecutive blocks of one section."""
+    out: list[list[Block]] = []
+    for block in blocks:
+        if out and out[-1][-1].section == block.section:
+            out[-1].append(block)
+        else:
+            out.append([block])
+    return out
+
+
+def _merge_small(runs: list[list[Block]], small: Callable[[list[Block]], bool]) -> list[list[Block]]:
+    """Runs too short to stand alone joined to the next run of their kind (body or caption), or to the previous
+    one when none follows. A chunk of a few words embeds as little more than the paper's title, which every
+    chunk carries, so it would match any question about the paper better than the passage that answers it."""
+    out: list[list[Block]] = []
+    pending: dict[bool, list[Block]] = {}  # by caption: short blocks waiting for the next run of their kind
+    for run in runs:
+        kind = run[0].caption
+        run = [*pending.pop(kind, []), *run]
+        if small(run):
+            pending[kind] = run
+        else:
+            out.append([replace(b, section=run[-1].section) for b in run])
+    for kind, rest in pending.items():
+        previous = next((r for r in reversed(out) if r[0].caption == kind), None)
+        if previous is None:
+            out.append(rest)
+        else:
+            previous += [replace(b, section=previous[0].section) for b in rest]
+    return out

@@ -166,6 +166,14 @@ class RetrievalSettings(_Group):
     convex_dense_weight: float = Field(
         0.45, ge=0, le=1, description="With `convex`: share of the dense score; the BM25 score gets the rest."
     )
+    furniture_weight: float = Field(
+        0.5,
+        ge=0,
+        le=1,
+        description="Factor on the fused score of a passage that is a caption, figure or table text, or back "
+        "matter (references, acknowledgments), which rarely answers a question; 1 ranks them as any other "
+        "(chosen on the Ask PDF benchmarks; see docs/benchmarks.md).",
+    )
 
 
 class AnswerSettings(_Group):

@@ -117,15 +117,34 @@ function citeButton(citation, source) {
   }, `[${citation.number}]`);
 }
 
+// Each paper once, its title linking to the paper; under it the numbered places cited in it, each opening
+// its passage ([n] as in the text).
 function sourceList(sources) {
   const list = el("ol", { class: "sources" });
-  for (const source of sources) {
-    list.append(el("li", { value: source.number },
-      el("a", { href: paperHref(source.paper_id), class: "source-link",
-        onclick: (event) => { event.preventDefault(); openPassage(source, null); } }, source.title),
-      el("span", { class: "muted", text: ` ${source.pages || ""}${source.year ? ` · ${source.year}` : ""}` })));
+  for (const group of byPaper(sources)) {
+    const first = group[0];
+    const places = el("ul", { class: "places" });
+    for (const source of group) {
+      places.append(el("li", { class: "place", "data-number": source.number },
+        el("button", { type: "button", class: "place-cite", onclick: () => openPassage(source, null) }, `[${source.number}]`),
+        el("span", { class: "muted", text: ` ${source.pages || ""}` }),
+        el("span", { class: "section", text: source.section ? ` ${source.section}` : "" })));
+    }
+    list.append(el("li", { class: "paper-source", "data-paper": first.paper_id },
+      el("a", { href: paperHref(first.paper_id), class: "source-link",
+        onclick: (event) => { event.preventDefault(); openPassage(first, null); } }, first.title),
+      el("span", { class: "muted", text: first.year ? ` · ${first.year}` : "" }), places));
   }
   return list;
+}
+
+function byPaper(sources) {
+  const groups = new Map();
+  for (const source of [...sources].sort((a, b) => a.number - b.number)) {
+    if (!groups.has(source.paper_id)) groups.set(source.paper_id, []);
+    groups.get(source.paper_id).push(source);
+  }
+  return [...groups.values()];
 }
 
 // --- the passage panel: the cited chunk with its quoted span highlighted --------------------------------

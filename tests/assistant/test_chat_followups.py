@@ -25,11 +25,6 @@ def same_answer(a: Answer, b: Answer) -> bool:
     return key(a) == key(b)
 
 
-# Known regression, kept visible: since PDF text cleanup chunks LongEval section by section with captions apart,
-# retrieval for "What guidelines does LongEval give for human evaluation of faithfulness?" ranks figure-axis text,
-# captions and acknowledgments above the abstract, so that turn abstains (best sentence 0.22 < 0.37). Strict: the
-# mark must go when retrieval finds the abstract again.
-@pytest.mark.xfail(strict=True, reason="retrieval regression after PDF text cleanup: the LongEval turn abstains")
 @pytest.mark.parametrize("off_topic", ["What is the boiling point of water?", "Who won the 1998 World Cup?"])
 def test_six_turn_chat_stays_bounded_and_off_topic_turn_is_answered_as_alone(corpus: Store, off_topic: str) -> None:
     assistant = Assistant(corpus)

@@ -120,10 +120,19 @@ def test_chat_new_starts_a_fresh_context(corpus: Store) -> None:
 
 
 def test_sources_of_one_paper_are_listed_distinctly(corpus: Store) -> None:
+    """Each paper once ("  [1][3] Title"), its cited places under it, told apart ("      [3] p. 4, passage 2 of 9")."""
     out = invoke_cli("ask", "web agents collecting GUI trajectories", COLUMNS="300")
     assert out.returncode == 0, out.stderr
-    listed = [line.split("] ", 1)[1] for line in out.stdout.split("Sources", 1)[1].splitlines() if "] " in line]
-    assert listed and len(listed) == len(set(listed)), listed
+    lines = [line for line in out.stdout.split("Sources", 1)[1].splitlines() if "] " in line]
+    papers = [line.split("] ", 1)[1] for line in lines if not line.startswith("      ")]
+    assert papers and len(papers) == len(set(papers)), papers
+    places: list[list[str]] = []
+    for line in lines:
+        if not line.startswith("      "):
+            places.append([])
+        else:
+            places[-1].append(line.split("] ", 1)[1])
+    assert all(len(p) == len(set(p)) for p in places), places
 
 
 def answer_lines(stdout: str, start: str = "") -> list[str]:

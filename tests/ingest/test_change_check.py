@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from ingest.cleanup import CLEANUP_VERSION
 from ingest.pipeline import Ingestor, chunking_fingerprint
 from ingest.sources import arxiv_papers
 from papertalk.settings import ChunkSettings, Settings
@@ -121,4 +122,4 @@ def test_pdf_stored_before_the_text_cleanup_is_rechunked_with_sections(settings:
         assert (report.added, report.unchanged, report.rechunked) == (0, 0, 1)
         (paper_id,) = report.paper_ids
         assert {"1 Introduction", "References"} <= {c.section for c in store.catalog.chunks_of(paper_id)}
-        assert "/x1" in store.catalog.query("SELECT chunking FROM papers")[0][0]
+        assert f"/x{CLEANUP_VERSION}" in store.catalog.query("SELECT chunking FROM papers")[0][0]

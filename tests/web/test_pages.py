@@ -71,7 +71,9 @@ def test_topic_page_shows_momentum_chart_overview_related_and_latest_papers(
     cites = css(browser, ".overview button.cite")
     assert cites and cites[0].text == "[1]"
     numbers = {int(c.get_attribute("data-number")) for c in cites}
-    assert numbers == set(range(1, len(css(browser, ".overview ol.sources li")) + 1))
+    assert numbers == set(range(1, len(css(browser, ".overview ol.sources li.place")) + 1))
+    cited = [li.get_attribute("data-paper") for li in css(browser, ".overview ol.sources li.paper-source")]
+    assert cited and len(cited) == len(set(cited))  # each paper once, its places under it
     related = css(browser, ".related li")
     assert related and all(float(css(r, ".strength")[0].text) > 0 for r in related)
     papers = css(browser, "#latest li.paper")
@@ -147,7 +149,7 @@ def test_upload_a_pdf_then_ask_it_a_question(browser: Any, server: str, shots: P
     css(browser, "#passage-close")[0].click()
     css(browser, "button.summarize")[0].click()
     wait_for(browser, "#summary .summary button.cite", timeout=240)
-    pages = [s.text.strip() for s in css(browser, "#summary ol.sources li span.muted")]
+    pages = [s.text.strip() for s in css(browser, "#summary ol.sources li.place span.muted")]
     assert pages and all(p.startswith(("p.", "pp.")) for p in pages), pages  # each cited with its pages
 
 

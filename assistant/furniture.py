@@ -1,0 +1,47 @@
+"""Passages that rarely answer a question: captions, text drawn from figures, tables and algorithms, and back
+matter (references, acknowledgments). Retrieval weighs their fused score down (`furniture_weight`).
+
+Every chunk of a paper carries its title, so a short caption or a block of axis labels embeds and matches
+as little more than that title and can outrank the passage that answers a question about the paper.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import replace
+
+from assistant.types import Passage
+
+BACK_MATTER = re.compile(r"(references|bibliography|acknowledge?ments?|funding)\b", re.IGNORECASE)
+MIN_LINE_WORDS = 4  # a line of prose has at least this many tokens; axis labels and table cells fewer
+MIN_WORD_SHARE = 0.6  # and mostly words; numbers and symbols fill table rows and algorithms
+MIN_PROSE_SHARE = 0.5  # prose: at least this share of a passage's tokens on lines of prose
+_WORD = re.compile(r"[^\W\d_]{2,}[.,;:]?$")
+
+
+def is_prose(text: str) -> bool:
+    """Whether most of `text` reads as sentences rather than figure, table or algorithm text: at least
+    `MIN_PROSE_SHARE` of its tokens on lines of prose (`MIN_LINE_WORDS` tokens or more, mostly words)."""
+    tokens = 0
+    in_prose = 0
+    for line in text.splitlines():
+        parts = line.split()
+        tokens += len(parts)
+        words = sum(1 for t in parts if _WORD.match(t))
+        if len(parts) >= MIN_LINE_WORDS and words >= MIN_WORD_SHARE * len(parts):
+            in_prose += len(parts)
+    return tokens > 0 and in_prose >= MIN_PROSE_SHARE * tokens
+
+
+def is_furniture(passage: Passage) -> bool:
+    """A caption, text that is not prose, or a passage of the back matter."""
+    section = re.sub(r"^[A-Z\d.]+\s+", "", passage.section)  # "7 References", "A Acknowledgments"
+    return passage.caption or bool(BACK_MATTER.match(section)) or not is_prose(passage.text)
+
+
+def weigh_furniture(passages: list[Passage], weight: float) -> list[Passage]:
+    """`passages` with furniture's score times `weight`, best first (ties keep their order)."""
+    if weight >= 1:
+        return passages
+    weighed = [replace(p, score=p.score * weight) if is_furniture(p) else p for p in passages]
+    return sorted(weighed, key=lambda p: -p.score)
