@@ -96,13 +96,22 @@ def _version(package: str) -> str:
         return "not installed"
 
 
-def machine_line(packages: Sequence[str] = DEFAULT_PACKAGES) -> str:
-    """One line describing the machine and the software versions that matter for the numbers."""
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+def _load() -> float:
+    """The 1-minute load average (0 where the system does not tell)."""
+    return os.getloadavg()[0] if hasattr(os, "getloadavg") else 0.0
+
+
+START_LOAD = _load()  # taken when a bench imports this module, before it measures anything
+
+
+def machine_line(packages: Sequence[str] = DEFAULT_PACKAGES, start_load: float | None = None) -> str:
+    """One line describing the machine and the software versions that matter for the numbers, with the load
+    average at the start of the run (`start_load`, default: when this module was imported) and at its end."""
+    start = START_LOAD if start_load is None else start_load
     versions = ", ".join(f"{p} {_version(p)}" for p in packages)
     return (
         f"{_cpu_model()}, {_cores()} cores, {_ram_gib():.0f} GiB RAM; Python {platform.python_version()}, "
-        f"{versions}; load average {load:.2f} at start"
+        f"{versions}; load average {start:.2f} at start, {_load():.2f} at the end"
     )
 
 
