@@ -243,10 +243,16 @@ class ApiSettings(_Group):
     max_body_kb: int = Field(64, ge=1, description="Largest request body of the other HTTP API routes, in KB.")
     max_question_chars: int = Field(2000, ge=10, description="Longest question the HTTP API accepts, in characters.")
     chat_per_minute: int = Field(
-        60, ge=0, description="Chat requests one client (address) may make per minute, per server process; 0: no limit."
+        60,
+        ge=0,
+        description="Chat requests one client (address) may make per minute, counted in the catalog for all the "
+        "workers and servers sharing it; 0: no limit.",
     )
     uploads_per_minute: int = Field(
-        20, ge=0, description="PDF uploads one client (address) may make per minute, per server process; 0: no limit."
+        20,
+        ge=0,
+        description="PDF uploads one client (address) may make per minute, counted in the catalog for all the "
+        "workers and servers sharing it; 0: no limit.",
     )
     topic_page_cache: int = Field(
         64,
