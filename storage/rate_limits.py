@@ -16,7 +16,7 @@ from collections.abc import Callable
 from storage.catalog import Catalog
 
 WINDOW_S = 60.0
-SWEEP_EVERY = 1000  # takes between deletions of the rows whose allowance is whole again
+SWEEP_EVERY = 1000  # takes between deletions of the rows whose allowance is whole again (from the first)
 
 _TAKE = (
     "INSERT INTO rate_limits(route, client, tat) VALUES(?, ?, ?) "
@@ -45,6 +45,9 @@ class SharedRates:
         return max(0.001, max(tat, now) + step - WINDOW_S - now)
 
     def _sweep(self, now: float) -> None:
+        """Every `SWEEP_EVERY` takes, from the first (what earlier processes left is cleared too), delete the
+        rows whose allowance is whole again: a statement of its own, not a write transaction, so the catalog's
+        `changes_version` (and the caches keyed on it) stays where it is."""
         self._takes += 1
-        if self._takes % SWEEP_EVERY == 0:
-            self.catalog.transaction([("DELETE FROM rate_limits WHERE tat < ?", (now,))])
+        if self._takes % SWEEP_EVERY == 1:
+            self.catalog.query("DELETE FROM rate_limits WHERE tat < ? RETURNING route", (now,))

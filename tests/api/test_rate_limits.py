@@ -43,6 +43,21 @@ def test_two_catalog_handles_share_one_allowance(tmp_path: Path) -> None:
     assert granted == [True] * 4 + [False] * 4
 
 
+def test_rows_of_whole_allowances_are_pruned_without_moving_the_changes_version(tmp_path: Path) -> None:
+    """A process's first take clears what earlier processes left; the sweep is no catalog change."""
+    catalog, clock = Catalog(tmp_path / "catalog.sqlite3"), Clock()
+    before = catalog.changes_version
+    first = SharedRates(catalog, clock)
+    for client in ("a", "b", "c"):
+        first.take("chat", client, 6)
+    first.take("chat", "a", 6)  # "a" has spent 2 of 6: its allowance is whole 20 s from now
+    clock.now += 15
+    SharedRates(catalog, clock).take("uploads", "d", 6)  # another process, started later
+    rows = catalog.query("SELECT route, client FROM rate_limits ORDER BY client")
+    assert [(r["route"], r["client"]) for r in rows] == [("chat", "a"), ("uploads", "d")]
+    assert catalog.changes_version == before
+
+
 def test_only_chat_and_upload_posts_are_limited() -> None:
     assert limited_route("POST", "/api/chat") == "chat"
     assert limited_route("POST", "/api/chat/stream") == "chat"
