@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -81,6 +82,13 @@ def run_demo(clone: Path, port: int) -> dict[str, float]:
     return marks
 
 
+def uv_source() -> str:
+    """Where the install's uv came from on this machine (scripts/setup.sh takes the one on PATH first)."""
+    if shutil.which("uv"):
+        return "the uv on this machine's PATH"
+    return "uv installed into the venv with pip first, as no uv is on this machine's PATH"
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--port", type=int, default=8791)
@@ -113,8 +121,8 @@ def main() -> None:
     ]
     loads = " / ".join(f"{a:.1f}" for a in load_before) + " before, " + " / ".join(f"{a:.1f}" for a in load_after)
     body = (
-        "`./scripts/demo.sh` on a fresh `git clone`: install (venv, then `uv pip install`: uv installed into the "
-        "venv with pip first, as no uv is on this machine's PATH), load the demo corpus (2,212 records and "
+        f"`./scripts/demo.sh` on a fresh `git clone`: install (venv, then `uv pip install`: {uv_source()}), "
+        "load the demo corpus (2,212 records and "
         "2 PDFs) from the shipped vectors, start `papertalk serve` until `/` and the demo topic's data answer.\n\n"
         + markdown_table(["run", "install s", "load s", "start serving s", "total s"], rows)
         + f"\n\nLoad average (1 / 5 / 15 min) {loads} after both runs. "
