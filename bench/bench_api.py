@@ -6,7 +6,8 @@ The store is the bundled demo corpus's two PDFs plus its first `--records` arXiv
 built through the real pipeline once under bench/.cache/api/ (reused by later runs). The server is
 `papertalk serve` in its own process (one worker); the clients are one httpx async client here. The
 same-run baseline is the same questions answered in-process by `Assistant.ask`, one at a time, so the
-table shows what HTTP, JSON and the threadpool add per answer.
+table shows what HTTP, JSON and the threadpool add per answer; the topic page's baseline is a second server
+started with its page cache off (`PAPERTALK_API__TOPIC_PAGE_CACHE=0`), loaded the same way.
 
     nice -n 10 python -m bench.bench_api                 # ~5-10 min on the shared 2-core machine
     python -m bench.bench_api --requests 64 --no-record  # a quick look
