@@ -44,8 +44,13 @@ def test_two_catalog_handles_share_one_allowance(tmp_path: Path) -> None:
 
 
 def test_rows_of_whole_allowances_are_pruned_without_moving_the_changes_version(tmp_path: Path) -> None:
-    """A process's first take clears what earlier processes left; the sweep is no catalog change."""
-    catalog, clock = Catalog(tmp_path / "catalog.sqlite3"), Clock()
+    assert_stale_rows_pruned(Catalog(tmp_path / "catalog.sqlite3"))
+
+
+def assert_stale_rows_pruned(catalog: Catalog) -> None:
+    """A process's first take clears what earlier processes left; the sweep is no catalog change (also run on
+    PostgreSQL: tests/scaleout/test_pg_rate_limit_rows.py)."""
+    clock = Clock()
     before = catalog.changes_version
     first = SharedRates(catalog, clock)
     for client in ("a", "b", "c"):
