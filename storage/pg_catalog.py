@@ -227,7 +227,7 @@ class PgCatalog(Catalog):
     def snapshot(self) -> Iterator[None]:
         """Queries inside the block see one state of the database, whatever other processes commit meanwhile."""
         with self._held():
-            conn = self._guarded(lambda c: c, retry=True)
+            conn = self._guarded(_alive, retry=True)  # a pooled connection may have died while idle
             psycopg = _psycopg()
             try:
                 with conn.transaction():
@@ -239,6 +239,12 @@ class PgCatalog(Catalog):
                         self._local.in_snapshot = False
             except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
                 raise self._lost(exc) from None
+
+
+def _alive(conn: Any) -> Any:
+    """`conn`, once a round trip shows the server still has it (a dead one raises, and is replaced)."""
+    conn.execute("SELECT 1")
+    return conn
 
 
 class _Held(threading.local):

@@ -3,6 +3,8 @@ catalog reconnecting by itself (a read or a write whose connection died before i
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from papertalk.errors import StoreUnavailable
@@ -22,6 +24,22 @@ def test_a_restart_between_calls_is_invisible_to_reads_and_writes(pg: PgServer) 
     pg.start()
     catalog.set_meta("k", "2")  # the write found its connection dead before sending anything: retried once
     assert catalog.get_meta("k") == "2"
+    catalog.close()
+
+
+def test_a_restart_between_calls_is_invisible_to_snapshots_on_every_pooled_connection(pg: PgServer) -> None:
+    """Each connection the pool kept idle died with the server: each snapshot taking one replaces it."""
+    catalog = PgCatalog(pg.create_database("restart_pool"), pool_size=2)
+    catalog.set_meta("k", "1")
+    with catalog.snapshot():  # a second thread's call meanwhile: the pool keeps two connections
+        other = threading.Thread(target=catalog.count_papers)
+        other.start()
+        other.join()
+    pg.stop()
+    pg.start()
+    for _ in range(2):
+        with catalog.snapshot():
+            assert catalog.get_meta("k") == "1"
     catalog.close()
 
 
