@@ -11,8 +11,8 @@ import re
 from dataclasses import replace
 
 from assistant.types import Passage
+from ingest.sections import is_back_matter
 
-BACK_MATTER = re.compile(r"(references|bibliography|acknowledge?ments?|funding)\b", re.IGNORECASE)
 MIN_LINE_WORDS = 4  # a line of prose has at least this many tokens; axis labels and table cells fewer
 MIN_WORD_SHARE = 0.6  # and mostly words; numbers and symbols fill table rows and algorithms
 MIN_PROSE_SHARE = 0.5  # prose: at least this share of a passage's tokens on lines of prose
@@ -35,8 +35,7 @@ def is_prose(text: str) -> bool:
 
 def is_furniture(passage: Passage) -> bool:
     """A caption, text that is not prose, or a passage of the back matter."""
-    section = re.sub(r"^[A-Z\d.]+\s+", "", passage.section)  # "7 References", "A Acknowledgments"
-    return passage.caption or bool(BACK_MATTER.match(section)) or not is_prose(passage.text)
+    return passage.caption or is_back_matter(passage.section) or not is_prose(passage.text)
 
 
 def weigh_furniture(passages: list[Passage], weight: float) -> list[Passage]:

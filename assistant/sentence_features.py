@@ -166,9 +166,10 @@ DEFINES_BONUS, CAPTION_PENALTY, NUMBER_BONUS = 0.15, 0.15, 0.05
 
 
 def defines(text: str, subject: str) -> bool:
-    """`text` defines `subject`: names it near its start and says what it is ("X is a", "we present X, a")."""
+    """`text` defines `subject`: names it near its start and says what it is there ("X is a", "we present X,
+    a"); an "is a" later in the sentence is about something else ("... X captures ...; Y (2020) is an update")."""
     head = text.lower()[: max(80, len(subject) + 30)]
-    return bool(subject) and subject.lower() in head and bool(_DEFINES.search(text) or re.search(
+    return bool(subject) and subject.lower() in head and bool(_DEFINES.search(head) or re.search(
         rf"{re.escape(subject.lower())}\s*(?:\(\w+\))?\s*,\s*(?:a|an|the)\b", head))  # fmt: skip
 
 

@@ -16,6 +16,7 @@ from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import Document, TextNode
 
 from ingest.cleanup import Block, clean_pages, plain_pages
+from ingest.sections import is_back_matter
 from papertalk.settings import ChunkSettings
 from storage.embeddings import WordPieceCounter
 from storage.records import Chunk, Paper
@@ -144,22 +145,45 @@ def _sections(blocks: list[Block]) -> list[list[Block]]:
 
 
 def _merge_small(runs: list[list[Block]], small: Callable[[list[Block]], bool]) -> list[list[Block]]:
-    """Runs too short to stand alone joined to the next run of their kind (body or caption), or to the previous
-    one when none follows. A chunk of a few words embeds as little more than the paper's title, which every
-    chunk carries, so it would match any question about the paper better than the passage that answers it."""
+    """Runs too short to stand alone joined to the next run of their kind (body or caption, of the paper's
+    main text or of its back matter), or to the previous one when another kind comes first or none follows.
+    A chunk of a few words embeds as little more than the paper's title, which every chunk carries, so it
+    would match any question about the paper better than the passage that answers it. A short conclusion is
+    never folded into the references after it (retrieval weighs back matter down)."""
     out: list[list[Block]] = []
-    pending: dict[bool, list[Block]] = {}  # by caption: short blocks waiting for the next run of their kind
+    pending: dict[tuple[bool, bool], list[Block]] = {}  # by kind: short runs waiting for the next of their kind
     for run in runs:
-        kind = run[0].caption
+        kind = _kind(run[0])
+        other = (kind[0], not kind[1])  # same caption flag, other matter: a run of it waits no longer
+        if other in pending:
+            _join_previous(out, pending.pop(other))
         run = [*pending.pop(kind, []), *run]
         if small(run):
             pending[kind] = run
         else:
-            out.append([replace(b, section=run[-1].section) for b in run])
-    for kind, rest in pending.items():
-        previous = next((r for r in reversed(out) if r[0].caption == kind), None)
-        if previous is None:
-            out.append(rest)
-        else:
-            previous += [replace(b, section=previous[0].section) for b in rest]
+            out.append(_labelled(run))
+    for rest in pending.values():
+        _join_previous(out, rest)
     return out
+
+
+def _kind(block: Block) -> tuple[bool, bool]:
+    return block.caption, is_back_matter(block.section)
+
+
+def _join_previous(out: list[list[Block]], rest: list[Block]) -> None:
+    """`rest` added to the last run of its kind in `out`, or as a run of its own when there is none."""
+    at = next((i for i in reversed(range(len(out))) if _kind(out[i][0]) == _kind(rest[0])), None)
+    if at is None:
+        out.append(_labelled(rest))
+    else:
+        out[at] = _labelled(out[at] + rest)
+
+
+def _labelled(run: list[Block]) -> list[Block]:
+    """The run's blocks under one section: the one holding most of its text (the first of equals)."""
+    size: dict[str, int] = {}
+    for block in run:
+        size[block.section] = size.get(block.section, 0) + len(block.text)
+    section = max(size, key=lambda s: size[s])
+    return [replace(b, section=section) for b in run]

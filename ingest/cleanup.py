@@ -21,7 +21,8 @@ from dataclasses import dataclass, replace
 from ingest.sections import SectionTracker
 from ingest.wordsplit import restore_spaces
 
-CLEANUP_VERSION = 2  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py)
+CLEANUP_VERSION = 3  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
+# 3: a joined run takes the section holding most of its text, and main text never joins back matter
 EDGE_LINES = 5  # lines at the top and at the bottom of a page where running headers and footers sit
 MAX_RUNNING_WORDS = 15
 MAX_CAPTION_LINES = 6

@@ -120,3 +120,11 @@ class SectionTracker:
         self.section = _tidy(line) if line.isupper() else line[0].upper() + line[1:]
         self._back_matter |= self.section.lower() in _BACK_MATTER
         return True
+
+
+BACK_MATTER = re.compile(r"(references|bibliography|acknowledge?ments?|funding)\b", re.IGNORECASE)
+
+
+def is_back_matter(section: str) -> bool:
+    """Whether a section heading names back matter: "7 References", "A Acknowledgments", "Funding"."""
+    return bool(BACK_MATTER.match(re.sub(r"^[A-Z\d.]+\s+", "", section)))

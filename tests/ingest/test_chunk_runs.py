@@ -47,3 +47,33 @@ def test_a_caption_does_not_cut_the_paragraphs_around_it() -> None:
     text = " ".join(c.text for c in body)
     assert "RQ1: Can inter-annotator agreement be improved" in text and "Overall, our contributions are" in text
     assert len(body) <= 9  # 10 body chunks and a caption chunk between them before
+
+
+def test_a_short_conclusion_keeps_its_section_and_never_joins_the_references() -> None:
+    from ingest.chunking import _merge_small, _runs
+    from ingest.cleanup import Block
+
+    def words(n: int) -> str:
+        return " ".join(["evidence"] * n)
+
+    blocks = [
+        Block(1, words(300), "5 Results"),
+        Block(2, words(20), "6 Conclusion"),  # short: under half a chunk
+        Block(2, words(400), "References"),
+    ]
+    runs = _merge_small(_runs(blocks), lambda run: sum(len(b.text.split()) for b in run) < 100)
+    sections = [[b.section for b in run] for run in runs]
+    assert sections == [["5 Results", "5 Results"], ["References"]], sections
+    assert "evidence " * 20 in " ".join(b.text for b in runs[0]) + " "
+
+
+def test_a_short_run_joined_to_a_longer_one_takes_the_section_holding_most_text() -> None:
+    from ingest.chunking import _merge_small, _runs
+    from ingest.cleanup import Block
+
+    blocks = [Block(1, "See Figure 6.", "F Prompts"), Block(1, "word " * 300, "G Annotation guide")]
+    runs = _merge_small(_runs(blocks), lambda run: sum(len(b.text.split()) for b in run) < 100)
+    assert [[b.section for b in run] for run in runs] == [["G Annotation guide", "G Annotation guide"]]
+    short = [Block(1, "word " * 60, "F Prompts"), Block(1, "See Figure 6.", "G Annotation guide")]
+    runs = _merge_small(_runs(short), lambda run: sum(len(b.text.split()) for b in run) < 100)
+    assert {b.section for run in runs for b in run} == {"F Prompts"}
