@@ -323,7 +323,15 @@ def main(argv: list[str] | None = None) -> None:
                 "%s: p50 %.1f ms, p95 %.1f ms", label, result["all"]["total"]["p50"], result["all"]["total"]["p95"]
             )
         title = f"Question latency at {', '.join(r['label'] for r in results)} papers"
-        publish(args, "latency", title, MODULE, report_body(results, args))
+        publish(args, section_name(labels, args.gist), title, MODULE, report_body(results, args))
+
+
+def section_name(labels: list[str], gist: int) -> str:
+    """The doc section a run writes: the full default run keeps "latency"; a reduced store or a subset of
+    sizes gets a section of its own instead of replacing the full run's rows."""
+    if gist == GIST and set(labels) == set(SIZES):
+        return "latency"
+    return f"latency-gist{gist}-{'-'.join(labels)}"
 
 
 if __name__ == "__main__":
