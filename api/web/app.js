@@ -83,14 +83,14 @@ function renderAnswer(answer) {
   const sources = answer.sources || [];
   if ((answer.items || []).length) {
     box.append(itemList(answer.items, sources));
-    if (sources.length) box.append(sourceList(sources));
+    if (sources.length) box.append(sourceList(answer));
     for (const note of answer.notes || []) box.append(el("p", { class: "note muted", text: note }));
     return box;
   }
   const text = prose(answer.sentences || [], sources);
   if (!(answer.sentences || []).length && answer.text && !answer.abstained) text.textContent = answer.text;
   box.append(text);
-  if (sources.length) box.append(sourceList(sources));
+  if (sources.length) box.append(sourceList(answer));
   for (const note of answer.notes || []) box.append(el("p", { class: "note muted", text: note }));
   return box;
 }
@@ -117,11 +117,14 @@ function citeButton(citation, source) {
   }, `[${citation.number}]`);
 }
 
-// Each paper once, its title linking to the paper; under it the numbered places cited in it, each opening
-// its passage ([n] as in the text).
-function sourceList(sources) {
+// Each paper once (the answer's `papers`, grouped by the server), its title linking to the paper; under it
+// the numbered places cited in it, each opening its passage ([n] as in the text).
+function sourceList(answer) {
   const list = el("ol", { class: "sources" });
-  for (const group of byPaper(sources)) {
+  const byNumber = new Map((answer.sources || []).map((source) => [source.number, source]));
+  for (const paper of answer.papers || []) {
+    const group = paper.places.map((place) => byNumber.get(place.number)).filter(Boolean);
+    if (!group.length) continue;
     const first = group[0];
     const places = el("ul", { class: "places" });
     for (const source of group) {
@@ -136,15 +139,6 @@ function sourceList(sources) {
       el("span", { class: "muted", text: first.year ? ` · ${first.year}` : "" }), places));
   }
   return list;
-}
-
-function byPaper(sources) {
-  const groups = new Map();
-  for (const source of [...sources].sort((a, b) => a.number - b.number)) {
-    if (!groups.has(source.paper_id)) groups.set(source.paper_id, []);
-    groups.get(source.paper_id).push(source);
-  }
-  return [...groups.values()];
 }
 
 // --- the passage panel: the cited chunk with its quoted span highlighted --------------------------------
@@ -377,7 +371,7 @@ function renderOverview(overview) {
     box.append(el("div", { class: `ov-section ov-${section.kind}` }, title,
       prose(section.sentences.map((i) => answer.sentences[i]).filter(Boolean), sources)));
   }
-  if (sources.length) box.append(sourceList(sources));
+  if (sources.length) box.append(sourceList(answer));
   const when = overview.built_at.replace("T", " ").slice(0, 16);
   const built = overview.kind === "paper" ? `Quoted from the paper, ${when} (${overview.backend}).`
     : `Built ${when} from ${overview.papers} papers (${overview.backend}).`;
