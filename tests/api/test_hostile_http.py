@@ -161,15 +161,30 @@ def live_server(tmp_path: Path) -> Iterator[str]:
 
 
 async def post_all(base: str, files: list[Path], concurrency: int) -> list[httpx.Response]:
-    gate = asyncio.Semaphore(concurrency)
-    async with httpx.AsyncClient(base_url=base, timeout=120) as http:
+    """Each file posted on a connection of its own, as from many clients, `concurrency` at a time.
 
-        async def post(path: Path) -> httpx.Response:
+    No connection is reused: a kept-alive connection that the server closes after its idle timeout just as
+    the client sends on it fails in the client (a race of keep-alive, not an answer of the server). Every
+    file that gets no HTTP answer is named in the failure.
+    """
+    gate = asyncio.Semaphore(concurrency)
+    unanswered: list[str] = []
+    fresh = httpx.Limits(max_keepalive_connections=0)
+    async with httpx.AsyncClient(base_url=base, timeout=120, limits=fresh) as http:
+
+        async def post(path: Path) -> httpx.Response | None:
             async with gate:
                 name = os.fsencode(path.name).decode("latin-1")  # the raw bytes of odd names, as a client may send
-                return await http.post("/api/uploads", files={"file": (name, path.read_bytes(), "application/pdf")})
+                files = {"file": (name, path.read_bytes(), "application/pdf")}
+                try:
+                    return await http.post("/api/uploads", files=files)
+                except httpx.TransportError as exc:
+                    unanswered.append(f"{path.name} ({path.stat().st_size:,} bytes): {type(exc).__name__} {exc}")
+                    return None
 
-        return await asyncio.gather(*(post(p) for p in files))
+        responses = await asyncio.gather(*(post(p) for p in files))
+    assert not unanswered, unanswered
+    return [r for r in responses if r is not None]
 
 
 def settle(base: str, upload_ids: set[str], timeout: float = 600) -> dict[str, dict[str, Any]]:

@@ -5,10 +5,12 @@ from __future__ import annotations
 import shutil
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import IO
 
 import httpx
 import pytest
@@ -24,10 +26,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def wait_until_up(base: str, proc: subprocess.Popen[str], timeout: float = 90) -> None:
+def wait_until_up(base: str, proc: subprocess.Popen[str], log: IO[str], timeout: float = 90) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        assert proc.poll() is None, proc.communicate()[0]
+        if proc.poll() is not None:
+            log.seek(0)
+            raise AssertionError(f"papertalk serve exited {proc.returncode}: {log.read()[-3000:]}")
         try:
             if httpx.get(f"{base}/api/health", timeout=2).status_code == 200:
                 return
@@ -38,27 +42,38 @@ def wait_until_up(base: str, proc: subprocess.Popen[str], timeout: float = 90) -
 
 @contextmanager
 def serving(args: list[str], env: dict[str, str]) -> Iterator[str]:
-    """`papertalk ARGS serve` on a free port, up; its base URL. Its output must hold no traceback."""
+    """`papertalk ARGS serve` on a free port, up; its base URL. Its output must hold no traceback.
+
+    The output goes to a file, not a pipe: a pipe nobody reads until the end fills after 64 KiB of log
+    lines, and the server then stalls on its next log line.
+    """
     port = free_port()
-    proc = subprocess.Popen(
-        [str(PAPERTALK), *args, "serve", "--port", str(port)],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        wait_until_up(base, proc)
-        yield base
-    finally:
-        proc.terminate()
+    with tempfile.TemporaryFile("w+") as log:
+        proc = subprocess.Popen(
+            [str(PAPERTALK), *args, "serve", "--port", str(port)],
+            env=env,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+            text=True,
+        )
+        base = f"http://127.0.0.1:{port}"
         try:
-            output = proc.communicate(timeout=60)[0]
-        except subprocess.TimeoutExpired:  # still finishing background work: stop it
-            proc.kill()
-            output = proc.communicate()[0]
+            wait_until_up(base, proc, log)
+            yield base
+        finally:
+            stop(proc)
+            log.seek(0)
+            output = log.read()
         assert "Traceback" not in output, output[-3000:]
+
+
+def stop(proc: subprocess.Popen[str]) -> None:
+    proc.terminate()
+    try:
+        proc.wait(timeout=60)
+    except subprocess.TimeoutExpired:  # still finishing background work: stop it
+        proc.kill()
+        proc.wait()
 
 
 @pytest.fixture
