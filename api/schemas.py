@@ -71,6 +71,15 @@ class AnswerOut(BaseModel):
         default_factory=list, description="For a list question: the named things found, most papers first."
     )
     conversation_id: str | None = None
+    changes_version: int | None = Field(
+        None,
+        description="The catalog's changes_version read before the answer was made (any write to the store, by "
+        "any worker or ingest, moves it on). Two answers to the same question and scope at the same version, with "
+        "`changes_version_after` equal to it, are the same answer, whichever worker made them.",
+    )
+    changes_version_after: int | None = Field(
+        None, description="The version read again once the answer was made: different, a write landed meanwhile."
+    )
 
 
 class ConversationIn(_Body):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import logging
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.furniture import weigh_furniture
@@ -87,7 +88,7 @@ class HybridRetriever:
         metadata filter costs 0.1-1 s at 112k papers, an unfiltered search a few ms (docs/benchmarks.md)."""
         vectors = self.store.vectors
         if scope.paper_ids is None:
-            return vectors.search(vector, n)
+            return self._indexed_hits(lambda fetch: vectors.search(vector, fetch), n)
         if len(scope.paper_ids) > WIDE_SCOPE:
             hits = self._post_filtered(vector, n, scope.paper_ids)
             if hits is not None:
@@ -105,11 +106,30 @@ class HybridRetriever:
         share = len(allowed) / max(1, self._indexed_papers())
         enough = n if self.settings.fusion == "convex" else min(n, 2 * self.settings.top_k)
         for fetch in sorted({min(MAX_FETCH, max(n, math.ceil(n * FETCH_MARGIN / share))), MAX_FETCH}):
-            found = self.store.vectors.search(vector, fetch)
+            found = self._indexed_hits(lambda size: self.store.vectors.search(vector, size), fetch)
             hits = [h for h in found if h.paper_id in allowed][:n]
             if len(hits) >= enough or len(found) < fetch:
                 return hits
         return None
+
+    def _indexed_hits(self, search: Callable[[int], list[VectorHit]], fetch: int) -> list[VectorHit]:
+        """The best `fetch` hits of `search` among the papers the catalog holds as indexed. An ingest writes a
+        paper's vectors after marking it pending and before marking it indexed (a kill in between leaves them
+        so until the rerun): while the catalog stands still, such hits must neither appear nor take the place
+        of indexed ones, or two answers at one catalog version differ. As many more hits as were dropped are
+        fetched, so the result is what the vector store would give without them."""
+        size = fetch
+        while True:
+            found = search(size)
+            indexed = self._indexed_among({h.paper_id for h in found})
+            kept = [h for h in found if h.paper_id in indexed]
+            if len(kept) >= fetch or len(found) < size:  # enough, or the whole store was read
+                return kept[:fetch]
+            size += fetch - len(kept)
+
+    def _indexed_among(self, paper_ids: set[str]) -> set[str]:
+        rows = self.store.catalog.get_many(paper_ids)
+        return {paper_id for paper_id, row in rows.items() if row.status == "indexed"}
 
     def _indexed_papers(self) -> int:
         version = self.store.catalog.chunks_version

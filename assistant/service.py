@@ -87,13 +87,17 @@ class Assistant:
     def stream(self, question: str, scope: Scope | None = None, chat_id: str | None = None) -> Iterator[AnswerChunk]:
         """Text pieces as the backend produces them, then the checked `Answer` (saved to the chat)."""
         question = self.clean_question(question)
+        version = self.store.catalog.changes_version  # read first: see `Answer.changes_version`
         self.check_ready()
         scope, history = self._context(scope, chat_id)
         standalone = self.answerer.rewrite(question, history)
         sources = self.sources(standalone, scope)
         for chunk in self.answerer.stream(question, standalone, sources):
-            if chunk.answer is not None and chat_id:
-                self.store.chats.append(chat_id, question, standalone, chunk.answer.text, chunk.answer.to_dict())
+            if chunk.answer is not None:
+                chunk.answer.changes_version = version
+                chunk.answer.changes_version_after = self.store.catalog.changes_version  # before saving the turn
+                if chat_id:
+                    self.store.chats.append(chat_id, question, standalone, chunk.answer.text, chunk.answer.to_dict())
             yield chunk
 
     def sources(self, query: str, scope: Scope) -> list[Passage]:

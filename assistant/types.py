@@ -137,6 +137,10 @@ class Answer:
     removed_citations: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     items: list[ListItem] = field(default_factory=list)  # a list answer's named things, most papers first
+    # The catalog's `changes_version` read before retrieval and again once the answer was made (Assistant.stream):
+    # equal, the answer rests on that one state of the store; different, a write landed while it was made.
+    changes_version: int | None = None
+    changes_version_after: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)

@@ -1,11 +1,14 @@
 """Load while ingesting: chat and the topic page under concurrent clients while new papers are ingested.
 
-`--clients` async clients (httpx) send, for `--duration` seconds, topic-scoped questions to POST /api/chat
-(extractive backend) and GET /api/topics/{slug} + /api/topics/{slug}/papers, while `--uploads` new PDFs
-(the smallest of the shared PDFs) are uploaded through POST /api/uploads and ingested by the server. It
-counts every error (a transport error or an unexpected status), checks that answers stay consistent (each
-answer during the run equals the answer to the same question before the run or after it: no half-written
-state is ever seen), and records p50/p95 per route.
+`--clients` async clients (httpx) send, for `--duration` seconds, questions to POST /api/chat (extractive
+backend; each question scoped to the demo topic and unscoped, in turn) and GET /api/topics/{slug} +
+/api/topics/{slug}/papers, while `--uploads` new PDFs (the smallest of the shared PDFs) are uploaded through
+POST /api/uploads and ingested by the server. It counts every error (a transport error or an unexpected
+status), checks that answers stay consistent, and records p50/p95 per route. Each answer names the catalog's
+`changes_version` it was made from (read before and after answering, `changes_version` /
+`changes_version_after`): all answers to one question at one version must be identical, whichever worker made
+them; an answer during which the version moved is counted apart (a write landed while it was made, so it rests
+on no single version).
 
 It targets any running server (`--url`, e.g. several workers over a Chroma server and PostgreSQL; the
 server's rate limits must be off or above the load), or starts `papertalk serve --workers N` itself over
@@ -54,24 +57,50 @@ MODULE = "bench.bench_load"
 CACHE = ROOT / "bench" / ".cache" / "load"
 
 
+@dataclass(frozen=True)
+class Seen:
+    """One answer: its question, the catalog versions read before and after it was made, and what it said."""
+
+    question: str
+    before: int
+    after: int
+    text: str
+    sources: tuple[tuple[str, float | None, float | None], ...]  # (chunk id, dense score, keyword score)
+
+    @staticmethod
+    def of(question: str, answer: dict[str, Any]) -> Seen:
+        sources = tuple((s["chunk_id"], s["dense_score"], s["keyword_score"]) for s in answer["sources"])
+        before, after = answer["changes_version"], answer["changes_version_after"]
+        return Seen(question, before, after, str(answer["text"]), sources)
+
+
 @dataclass
 class Tally:
     latencies: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     errors: list[str] = field(default_factory=list)
-    answers: dict[str, set[str]] = field(default_factory=lambda: defaultdict(set))
+    answers: list[Seen] = field(default_factory=list)
 
     def error(self, route: str, what: str) -> None:
         self.errors.append(f"{route}: {what[:200]}")
 
 
-def chat_body(question: str, slug: str) -> dict[str, Any]:
-    return {"question": question, "scope": {"topic": slug}}
+def asks(slug: str) -> list[tuple[str, str | None]]:
+    """(question, topic slug or None for all papers): each question in the topic, then over all papers."""
+    return [(q, scope) for q in QUESTIONS for scope in (slug, None)]
 
 
-async def ask(http: httpx.AsyncClient, question: str, slug: str) -> str:
+def chat_body(question: str, slug: str | None) -> dict[str, Any]:
+    return {"question": question, "scope": {"topic": slug} if slug else {}}
+
+
+def label(question: str, slug: str | None) -> str:
+    return f"{question} [{'topic' if slug else 'all papers'}]"
+
+
+async def ask(http: httpx.AsyncClient, question: str, slug: str | None) -> Seen:
     response = await http.post("/api/chat", json=chat_body(question, slug))
     response.raise_for_status()
-    return str(response.json()["text"])
+    return Seen.of(label(question, slug), response.json())
 
 
 async def timed(tally: Tally, route: str, call: Any) -> httpx.Response | None:
@@ -90,12 +119,12 @@ async def timed(tally: Tally, route: str, call: Any) -> httpx.Response | None:
 
 
 async def client_loop(http: httpx.AsyncClient, slug: str, until: float, tally: Tally, offset: int) -> None:
-    i = offset
+    i, questions = offset, asks(slug)
     while time.monotonic() < until:
-        question = QUESTIONS[i % len(QUESTIONS)]
-        response = await timed(tally, "POST /api/chat", http.post("/api/chat", json=chat_body(question, slug)))
+        question, scope = questions[i % len(questions)]
+        response = await timed(tally, "POST /api/chat", http.post("/api/chat", json=chat_body(question, scope)))
         if response is not None:
-            tally.answers[question].add(str(response.json()["text"]))
+            tally.answers.append(Seen.of(label(question, scope), response.json()))
         await timed(tally, "GET /api/topics/{slug}", http.get(f"/api/topics/{slug}"))
         await timed(tally, "GET /api/topics/{slug}/papers", http.get(f"/api/topics/{slug}/papers"))
         i += 1
@@ -126,16 +155,55 @@ async def run_load(base: str, slug: str, args: argparse.Namespace, pdfs: list[Pa
     tally = Tally()
     limits = httpx.Limits(max_connections=args.clients + 2)
     async with httpx.AsyncClient(base_url=base, timeout=300, limits=limits) as http:
-        before = {q: await ask(http, q, slug) for q in QUESTIONS}
+        before = {label(q, s): await ask(http, q, s) for q, s in asks(slug)}
         started = time.monotonic()
         until = started + args.duration
         uploads = asyncio.create_task(upload_all(http, pdfs, tally))
         await asyncio.gather(*(client_loop(http, slug, until, tally, i) for i in range(args.clients)))
+        loaded = time.monotonic() - started
         states = await uploads
         wall = time.monotonic() - started
-        after = {q: await ask(http, q, slug) for q in QUESTIONS}
-    inconsistent = sum(len(texts - {before[q], after[q]}) for q, texts in tally.answers.items())
-    return {"tally": tally, "wall": wall, "uploads": states, "inconsistent": inconsistent, "changed": before != after}
+        after = {label(q, s): await ask(http, q, s) for q, s in asks(slug)}
+    between = [s for s in tally.answers if s.text not in (before[s.question].text, after[s.question].text)]
+    tally.answers += [*before.values(), *after.values()]
+    changed = sum(before[q].text != after[q].text for q in before)
+    return {
+        "tally": tally,
+        "wall": wall,
+        "ingest_after_load": wall - loaded,
+        "uploads": states,
+        "changed": changed,
+        "between": len(between),
+        "between_versions": sorted({s.before for s in between}),
+        **consistency(tally.answers),
+    }
+
+
+def consistency(answers: list[Seen]) -> dict[str, Any]:
+    """Answers grouped by (question, version) where the version held while they were made: `inconsistent` lists
+    the groups holding more than one distinct answer (each group's answers, for the record)."""
+    groups: dict[tuple[str, int], list[Seen]] = defaultdict(list)
+    for seen in answers:
+        if seen.before == seen.after:
+            groups[(seen.question, seen.before)].append(seen)
+    inconsistent = [g for g in groups.values() if len({s.text for s in g}) > 1]
+    return {
+        "stable": sum(len(g) for g in groups.values()),
+        "moved": sum(s.before != s.after for s in answers),
+        "groups": len(groups),
+        "versions": len({v for _, v in groups}),
+        "inconsistent": inconsistent,
+    }
+
+
+def describe(group: list[Seen]) -> str:
+    """How the distinct answers of one (question, version) group differ: their texts and sources."""
+    distinct = {s.text: s for s in group}
+    lines = [f"{group[0].question!r} at version {group[0].before}: {len(distinct)} distinct answers in {len(group)}"]
+    for text, seen in distinct.items():
+        lines.append(f"  {sum(s.text == text for s in group)}x {text[:120]!r}")
+        lines.append(f"     sources {[(c, d and round(d, 6), k and round(k, 6)) for c, d, k in seen.sources]}")
+    return "\n".join(lines)
 
 
 def start_server(data_dir: Path, port: int, workers: int, log: Path | None = None) -> subprocess.Popen[bytes]:
@@ -161,9 +229,14 @@ def report(args: argparse.Namespace, r: dict[str, Any], n_pdfs: int) -> str:
     return (
         f"**{args.label}**: {args.clients} clients for {args.duration:g} s against {r['base']} "
         f"({args.workers} worker(s); extractive backend; store: {r['store']}), while {n_pdfs} new PDFs were "
-        f"uploaded and ingested ({ready} ready, run {r['wall']:.0f} s in all).\n\n{table}\n\n"
-        f"Errors: {len(tally.errors)}. Inconsistent answers (neither the answer before the run nor the one "
-        f"after it): {r['inconsistent']}. Answers changed by the new papers: {'yes' if r['changed'] else 'no'}."
+        f"uploaded and ingested ({ready} ready, the last {r['wall']:.0f} s after the load started, "
+        f"{r['ingest_after_load']:.0f} s after the clients stopped).\n\n{table}\n\n"
+        f"Errors: {len(tally.errors)}. Answers made at one catalog version: {r['stable']} ({r['groups']} "
+        f"question-and-version groups over {r['versions']} versions); answers during which the version moved: "
+        f"{r['moved']}. Groups holding more than one distinct answer (inconsistent): {len(r['inconsistent'])}. "
+        f"Answers neither the one before the run nor the one after it: {r['between']} (made at versions "
+        f"{', '.join(map(str, r['between_versions'])) or '-'}, between the ingests' writes). Questions whose "
+        f"answer the new papers changed: {r['changed']} of {len(QUESTIONS) * 2}."
     )
 
 
@@ -241,6 +314,8 @@ def main() -> None:
     result = measure(args, pdfs)
     for line in result["tally"].errors[:20]:
         print("error:", line)
+    for group in result["inconsistent"]:
+        print("inconsistent:", describe(group))
     name = "load-" + re.sub(r"[^a-z0-9]+", "-", args.label.lower()).strip("-")
     body = report(args, result, len(pdfs))
     publish_reliability(args, name, f"Load while ingesting: {args.label}", MODULE, body)

@@ -133,17 +133,29 @@ class VectorIndex:
     # An embedded Chroma loads its vector index into memory when opened and never looks at the disk again:
     # after another process (a CLI ingest beside `papertalk serve`) writes the same data directory, this
     # process would search the old index (missing the new papers) and fail to read the new ids' vectors
-    # ("Error finding id"). Its database file changes with every write, so a change not made here means
-    # the store is reopened before the next read or write.
+    # ("Error finding id"). Every write commits to its SQLite file (journal mode "delete": the main file is
+    # written at each commit), so a change of that file not made here means the store is reopened before
+    # the next read or write.
+    #
+    # What tells a change: the file's mtime and size, and SQLite's file change counter (header bytes 24-27,
+    # moved on by every commit in this journal mode). mtime alone can miss: it moves in clock ticks (a few
+    # ms here), so two commits in one tick that leave the size alone (pages rewritten in place) look the
+    # same; the counter does not. What none of them can see: a write by another process landing between
+    # this process's own write and the state it then records as its own (`_writing`), or during a reopen
+    # (the state is read after opening, which itself commits once). So one writer beside any number of
+    # readers is always seen; two processes writing one embedded store at the same time are not supported
+    # (chromadb's embedded mode is single-writer anyway): serve several workers over a Chroma server.
 
-    def _disk_state(self) -> tuple[int, int] | None:
+    def _disk_state(self) -> tuple[int, int, bytes] | None:
         if self._disk is None:
             return None
         try:
             st = self._disk.stat()
+            with self._disk.open("rb") as db:
+                counter = db.read(28)[24:28]
         except OSError:
             return None
-        return st.st_mtime_ns, st.st_size
+        return st.st_mtime_ns, st.st_size, counter
 
     def _catch_up(self) -> None:
         if self._disk is None or self._disk_state() == self._seen:

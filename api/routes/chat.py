@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Query, Request, Response
 from fastapi.responses import StreamingResponse
 
 from api.deps import AssistantDep, SettingsDep, WriteAccess
 from api.schemas import AnswerOut, ChatIn
 from api.sse import SSE_MEDIA, answer_events, answer_json
 from assistant.service import Assistant
-from assistant.types import Scope
+from assistant.types import Answer, Scope
 from papertalk.errors import InvalidQuestion
 from papertalk.settings import Settings
 
@@ -41,6 +41,15 @@ def scope_of(body: ChatIn) -> Scope | None:
     return body.scope.to_scope()
 
 
+VERSION_HEADER = "Papertalk-Changes-Version"
+
+
+def version_header(answer: Answer) -> str:
+    """`17` when the answer rests on the catalog at version 17; `17-19` when writes landed while it was made."""
+    before, after = answer.changes_version, answer.changes_version_after
+    return str(before) if before == after else f"{before}-{after}"
+
+
 def wants_stream(request: Request, stream: bool) -> bool:
     return stream or SSE_MEDIA in request.headers.get("accept", "")
 
@@ -59,6 +68,7 @@ def stream_answer(assistant: Assistant, body: ChatIn, settings: Settings) -> Str
 def chat(
     body: ChatIn,
     request: Request,
+    response: Response,
     assistant: AssistantDep,
     settings: SettingsDep,
     stream: Annotated[bool, Query(description="Stream the answer as Server-Sent Events.")] = False,
@@ -67,11 +77,13 @@ def chat(
 
     The scope narrows the papers (a topic, one paper, a date range); with `conversation_id` the question is
     read as a follow-up of that conversation and the turn is saved to it. Send `Accept: text/event-stream`
-    (or `?stream=true`) to receive the answer as Server-Sent Events.
+    (or `?stream=true`) to receive the answer as Server-Sent Events. The `Papertalk-Changes-Version` header
+    (and the `changes_version` fields) say which state of the store the answer was made from.
     """
     if wants_stream(request, stream):
         return stream_answer(assistant, body, settings)
     answer = assistant.ask(checked_question(body, settings), scope_of(body), body.conversation_id)
+    response.headers[VERSION_HEADER] = version_header(answer)
     return answer_json(answer, body.conversation_id)
 
 

@@ -106,6 +106,18 @@ def test_an_upload_through_one_worker_is_found_by_keyword_on_every_worker(served
         assert mine and mine[0]["keyword_score"], f"worker {worker} has not caught up with the upload: {response.text}"
 
 
+def test_every_worker_gives_the_same_answer_at_one_catalog_version(served: str) -> None:
+    """Each worker keeps its own keyword index and caches: at one catalog version they must all agree."""
+    answers = _each_worker(served, _chat("Which benchmarks evaluate web agents?"))
+    del answers["sent"]
+    bodies = [response.json() for response in answers.values()]
+    version = bodies[0]["changes_version"]
+    assert {(b["changes_version"], b["changes_version_after"]) for b in bodies} == {(version, version)}
+    assert {r.headers["Papertalk-Changes-Version"] for r in answers.values()} == {str(bodies[0]["changes_version"])}
+    for body in bodies[1:]:
+        assert body["text"] == bodies[0]["text"] and body["sources"] == bodies[0]["sources"]
+
+
 def _problem(response: httpx.Response, status: int, says: str) -> None:
     assert response.status_code == status, response.text
     assert response.headers["content-type"].startswith("application/problem+json")

@@ -50,3 +50,46 @@ def test_a_store_open_in_this_process_sees_papers_another_process_ingested(
             assert sorted(kept) == new and vectors.shape[0] == 30
         finally:
             store.close()
+
+
+DELETE_ONE = """
+import sys
+from papertalk.settings import Settings
+from storage.store import Store
+
+store = Store(Settings())
+store.vectors.delete_papers([sys.argv[1]])
+store.close()
+"""
+
+
+def test_a_write_that_leaves_the_file_mtime_and_size_alone_is_still_seen(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two commits in one clock tick can leave the file's mtime as it was, and a deletion its size: SQLite's
+    change counter in the file header still tells the store that another process wrote it."""
+    import os
+    import subprocess
+    import sys
+
+    with serve() as server:
+        env = {"PAPERTALK_DATA_DIR": str(tmp_path / "data"), "PAPERTALK_EMBEDDING__BACKEND": "openai"}
+        env |= {"OPENAI_BASE_URL": server.url, "OPENAI_API_KEY": "test"}
+        for key, value in env.items():
+            monkeypatch.setenv(key, value)
+        ingest(demo_records(4), tmp_path / "first.jsonl", env)
+        store = Store(Settings())
+        try:
+            probe = np.ones(store.vectors.dim, dtype=np.float32)
+            gone = store.vectors.search(probe, 500)[0].paper_id  # the index is loaded
+            db = Settings().chroma_path / "chroma.sqlite3"
+            before = db.stat()
+            run = subprocess.run([sys.executable, "-c", DELETE_ONE, gone], capture_output=True, text=True, timeout=300)
+            assert run.returncode == 0, run.stderr
+            os.utime(db, ns=(before.st_atime_ns, before.st_mtime_ns))  # as if written within the same tick
+            assert (db.stat().st_mtime_ns, db.stat().st_size) == (before.st_mtime_ns, before.st_size)
+            hits = store.vectors.search(probe, 500)
+            assert hits and gone not in {h.paper_id for h in hits}
+            assert len(hits) == store.vectors.count()
+        finally:
+            store.close()
