@@ -16,12 +16,16 @@ from ingest.sections import is_back_matter
 MIN_LINE_WORDS = 4  # a line of prose has at least this many tokens; axis labels and table cells fewer
 MIN_WORD_SHARE = 0.6  # and mostly words; numbers and symbols fill table rows and algorithms
 MIN_PROSE_SHARE = 0.5  # prose: at least this share of a passage's tokens on lines of prose
+MIN_PROSE_TOKENS = 20  # or a sentence's worth of them: a paragraph cut off by the table after it is still read
 _WORD = re.compile(r"[^\W\d_]{2,}[.,;:]?$")
 
 
 def is_prose(text: str) -> bool:
-    """Whether most of `text` reads as sentences rather than figure, table or algorithm text: at least
-    `MIN_PROSE_SHARE` of its tokens on lines of prose (`MIN_LINE_WORDS` tokens or more, mostly words)."""
+    """Whether `text` reads as sentences rather than figure, table or algorithm text: at least
+    `MIN_PROSE_SHARE` of its tokens, or `MIN_PROSE_TOKENS` of them, on lines of prose (`MIN_LINE_WORDS`
+    tokens or more, mostly words). A chunk that opens with the paragraph before a table and goes on with the
+    table's rows holds that paragraph's sentences, which may answer a question ("The resulting corpus
+    consists of 81.1M papers." before S2ORC's Table 1)."""
     tokens = 0
     in_prose = 0
     for line in text.splitlines():
@@ -30,7 +34,7 @@ def is_prose(text: str) -> bool:
         words = sum(1 for t in parts if _WORD.match(t))
         if len(parts) >= MIN_LINE_WORDS and words >= MIN_WORD_SHARE * len(parts):
             in_prose += len(parts)
-    return tokens > 0 and in_prose >= MIN_PROSE_SHARE * tokens
+    return tokens > 0 and in_prose >= min(MIN_PROSE_SHARE * tokens, MIN_PROSE_TOKENS)
 
 
 def is_furniture(passage: Passage) -> bool:

@@ -13,7 +13,7 @@ from ingest.chunking import Chunker
 from ingest.pdf import read_pdf
 from papertalk.settings import ChunkSettings
 from storage.store import Store
-from tests.conftest import LONGEVAL_PDF
+from tests.conftest import LONGEVAL_PDF, S2ORC_PDF
 
 QUESTION = "What guidelines does LongEval give for human evaluation of faithfulness?"
 
@@ -69,3 +69,15 @@ def test_no_caption_or_figure_text_outranks_the_abstract(corpus: Store, one_pape
     assert first is not None and furniture_above == 0
     _, unweighed_above = abstract_rank(corpus, scope, 1.0)  # without the weight, furniture crowds it out
     assert unweighed_above >= 5
+
+
+def test_a_paragraph_cut_off_by_the_table_after_it_is_not_furniture() -> None:
+    """S2ORC's "The resulting corpus consists of 81.1M papers." shares its chunk with Table 1's rows: the chunk
+    was weighed down as table text, and "How many papers does the corpus contain?" never reached it."""
+    paper = read_pdf(S2ORC_PDF)
+    chunks = Chunker(ChunkSettings()).chunk(paper, paper.content_hash())
+    mixed = next(c for c in chunks if "The resulting corpus consists of 81.1M papers." in c.text)
+    assert "Papers w/ PDF" in mixed.text  # the table's rows follow the paragraph in the same chunk
+    assert is_prose(mixed.text)
+    rows = "\n".join(line for line in mixed.text.splitlines() if line.startswith("Papers w/"))
+    assert rows.count("\n") >= 4 and not is_prose(rows)  # the rows alone are still table text
