@@ -84,16 +84,22 @@ class HybridRetriever:
         return dense, keyword
 
     def _dense(self, vector: list[float], n: int, scope: ResolvedScope) -> list[VectorHit]:
-        """Nearest chunks in scope. A wide scope (a topic, a date range) first tries an unfiltered search: Chroma's
-        metadata filter costs 0.1-1 s at 112k papers, an unfiltered search a few ms (docs/benchmarks.md)."""
-        vectors = self.store.vectors
-        if scope.paper_ids is None:
+        """Nearest chunks in scope. A scope that is a few percent of the store is searched exactly over its chunk
+        vectors in memory (read once, `ScopeVectors`); a wider one first tries an unfiltered search, which then
+        holds enough of its chunks. Chroma's metadata filter, the last resort, costs 0.2-2 s at 112k papers, an
+        unfiltered search a few ms (docs/benchmarks.md)."""
+        vectors, ids = self.store.vectors, scope.paper_ids
+        if ids is None:
             return self._indexed_hits(lambda fetch: vectors.search(vector, fetch), n)
-        if len(scope.paper_ids) > WIDE_SCOPE:
-            hits = self._post_filtered(vector, n, scope.paper_ids)
+        wide = len(ids) > WIDE_SCOPE and n * FETCH_MARGIN * self._indexed_papers() <= MAX_FETCH * len(ids)
+        for way in ("post-filter", "exact") if wide else ("exact", "post-filter"):
+            if way == "exact":
+                hits = self.store.scope_vectors.search(vector, n, ids)
+            else:
+                hits = self._post_filtered(vector, n, ids) if len(ids) > WIDE_SCOPE else None
             if hits is not None:
                 return hits
-        ids = scope.paper_ids  # Chroma's filter, in batches of ids SQLite can bind, merged by score
+        # Chroma's filter, in batches of ids SQLite can bind, merged by score
         batches = [vectors.search(vector, n, paper_ids=ids[i : i + IN_BATCH]) for i in range(0, len(ids), IN_BATCH)]
         return sorted((h for hits in batches for h in hits), key=lambda h: -h.score)[:n]
 

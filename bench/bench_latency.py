@@ -53,7 +53,7 @@ log = logging.getLogger(MODULE)
 # --- report ---------------------------------------------------------------------------------------
 STAGES = (
     "query embed",
-    "dense (Chroma)",
+    "dense search",
     "keyword (BM25)",
     "keyword: of which paper mask",
     "scope resolve (SQLite)",
@@ -220,7 +220,8 @@ def report_body(results: list[dict[str, Any]], args: argparse.Namespace) -> str:
         f"{GISTS.get(args.gist, GISTS[64])}",
         summary_table(results),
         hnsw_line(big),
-        f"Scoped questions at {big['label']} (each resolves its scope afresh: no cache), with the same target: the "
+        f"Scoped questions at {big['label']} (each resolves its scope afresh; the chunk vectors of a narrow scope are "
+        "read by its first question and held, see *dense* below), with the same target: the "
         f"slowest scope, {big[worst]['scope']}, has p95 {big[worst]['total']['p95']:.0f} ms, so this run "
         f"**{scoped_verdict}** it. *Top passages as with exact dense* counts the questions (of the first "
         f"{VARIANT_QUESTIONS}) whose 8 passages are the very same, in the same order, when the dense half of the "
@@ -251,11 +252,14 @@ everything keyword-side are as in a real ingest. Questions are held-out titles
 put in one of three templates ("What is known about …?", "Which methods have been proposed for …?",
 "What results are reported on …?"); query embeddings use the full model as in normal use.
 
-Stages: *query embed* is the MiniLM call for the question; *dense* is `VectorIndex.search` (Chroma HNSW,
-100 candidates); *keyword* is `KeywordIndex.search` (BM25, bm25s scoring, 100 candidates); *fusion +
-hydrate* is the fusion (the default: convex) plus the SQLite reads of the 8 passages and their papers; *answer: sentence
-embed* is the extractive answerer embedding its 10 pre-filtered sentence gists; *answer: rest* is
-sentence splitting and keyword scoring; *other* is the rest of `ask` (rewrite, numbering, streaming).
+Stages: *query embed* is the MiniLM call for the question; *dense* is `HybridRetriever._dense`, 100
+candidates: Chroma HNSW (`VectorIndex.search`), or, for a scope of a few percent of the store, exact cosine
+search over its papers' chunk vectors held in memory (`ScopeVectors`: read from Chroma by the first question
+in the scope, whose cost is then in the max column); *keyword* is `KeywordIndex.search` (BM25, bm25s scoring,
+100 candidates); *fusion + hydrate* is the fusion (the default: convex) plus the SQLite reads of the 8
+passages and their papers; *answer: sentence embed* is the extractive answerer embedding its 6 pre-filtered
+sentence gists; *answer: rest* is sentence splitting and keyword scoring; *other* is the rest of `ask`
+(rewrite, numbering, streaming).
 Peak RSS is the measuring process's high-water mark after the timed questions (model, Chroma's HNSW
 index, BM25 postings), before the recall check loads every vector. Recall compares `VectorIndex.search`
 (k = 10 and the retriever's k = 100) with exact cosine top-k computed in numpy over the vectors read back

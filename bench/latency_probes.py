@@ -53,7 +53,7 @@ def instrument(assistant: Any, sentences: list[list[str]]) -> StageClock:
     clock.wrap(retriever, "_candidates", "candidates")
     clock.wrap(retriever, "resolve", "resolve")
     clock.wrap(store.keywords, "mask_for", "mask")
-    clock.wrap(store.vectors, "search", "dense")
+    clock.wrap(retriever, "_dense", "dense")  # Chroma, or exact in memory for a narrow scope
     clock.wrap(store.keywords, "search", "keyword")
     clock.wrap(assistant.answerer, "answer", "answer")
     clock.wrap(extractive, "similarities", "sentence_embed")
@@ -66,7 +66,7 @@ def stages_of(raw: dict[str, float]) -> dict[str, float]:
     ms = dict.fromkeys(names, 0.0) | {k: v * 1000 for k, v in raw.items()}
     return {
         "query embed": ms["candidates"] - ms["dense"] - ms["keyword"],
-        "dense (Chroma)": ms["dense"],
+        "dense search": ms["dense"],
         "keyword (BM25)": ms["keyword"],
         "keyword: of which paper mask": ms["mask"],
         "scope resolve (SQLite)": ms["resolve"],

@@ -8,6 +8,8 @@ title at most `title_tokens`, so with the two special pieces an embedded chunk n
 from __future__ import annotations
 
 import bisect
+import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import cached_property
@@ -20,6 +22,27 @@ from ingest.sections import is_back_matter
 from papertalk.settings import ChunkSettings
 from storage.embeddings import WordPieceCounter
 from storage.records import Chunk, Paper
+
+log = logging.getLogger(__name__)
+_warming: list[threading.Thread] = []  # the warm-up thread, once started in this process
+
+
+def warm_up() -> None:
+    """Load the sentence splitter's tokenizer (nltk's punkt, through llama-index) in a background thread, once
+    per process: the first PDF chunked in a process otherwise waits ~2.9 s for it (docs/benchmarks.md). Called
+    while a PDF is being parsed in its worker process; a chunk made before it is done waits for the import."""
+    if not _warming:
+        _warming.append(threading.Thread(target=_load_tokenizer, name="papertalk-chunker-warm-up"))
+        _warming[0].start()
+
+
+def _load_tokenizer() -> None:
+    try:
+        from llama_index.core.utils import globals_helper
+
+        _ = globals_helper.punkt_tokenizer
+    except Exception as exc:  # chunking loads it again, and reports what is wrong
+        log.debug("the sentence tokenizer could not be loaded ahead: %s", exc)
 
 
 class Chunker:

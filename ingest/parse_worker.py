@@ -55,6 +55,9 @@ class PdfParser:
         self._proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> PdfParser:
+        from ingest.chunking import warm_up  # imported here: the worker side needs no llama-index
+
+        warm_up()  # the chunker's sentence tokenizer loads while the worker parses
         return self
 
     def __exit__(self, *exc_info: object) -> None:

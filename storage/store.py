@@ -15,6 +15,7 @@ from storage.topics import Topics
 if TYPE_CHECKING:  # the model and the vector store load on first use: `papers list` needs neither
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
+    from storage.scope_vectors import ScopeVectors
     from storage.vectors import VectorIndex
 
 
@@ -49,6 +50,13 @@ class Store:
 
         name, dim = embedding_identity(self.settings)
         return VectorIndex(self.settings, name, dim)
+
+    @cached_property
+    def scope_vectors(self) -> ScopeVectors:
+        """Exact dense search within a scope of a few thousand papers (storage/scope_vectors.py)."""
+        from storage.scope_vectors import ScopeVectors
+
+        return ScopeVectors(self.catalog, self.vectors)
 
     @cached_property
     def keywords(self) -> KeywordIndex:

@@ -1,4 +1,6 @@
+import json
 from datetime import date
+from pathlib import Path
 
 import pytest
 
@@ -160,6 +162,7 @@ def test_too_few_hits_in_scope_fall_back_to_chromas_filter(corpus: Store, monkey
     exact = HybridRetriever(corpus).retrieve(QUESTIONS[0], scope, k=8)
     monkeypatch.setattr(retrieval, "WIDE_SCOPE", 2)
     monkeypatch.setattr(retrieval, "MAX_FETCH", 3)  # an unfiltered search this short cannot hold 2 x top_k
+    monkeypatch.setattr(corpus.scope_vectors, "max_chunks", 0)  # nor can memory hold the scope's chunks
     calls = spy_on_dense_filters(corpus, monkeypatch)
     fallback = HybridRetriever(corpus).retrieve(QUESTIONS[0], scope, k=8)
     assert calls[0] is None and calls[1] is not None
@@ -175,7 +178,64 @@ def test_chromas_filter_takes_paper_ids_in_batches(corpus: Store, monkeypatch: p
     vector = corpus.embedder.get_query_embedding(QUESTIONS[1])
     whole = retriever._dense(vector, 30, scope)
     monkeypatch.setattr(retrieval, "IN_BATCH", 4)
+    monkeypatch.setattr(corpus.scope_vectors, "max_chunks", 0)  # too many chunks to search in memory
     calls = spy_on_dense_filters(corpus, monkeypatch)
     batched = retriever._dense(vector, 30, scope)
     assert len(calls) == -(-len(scope.paper_ids) // 4) and all(len(c) <= 4 for c in calls)  # type: ignore[arg-type]
     assert [h.chunk_id for h in batched] == [h.chunk_id for h in whole] and len(whole) == 30
+
+
+@pytest.mark.parametrize("question", QUESTIONS)
+def test_narrow_scopes_are_searched_exactly_in_memory_after_one_read(
+    corpus: Store, question: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A topic or date scope of a few percent of the store: the chunk vectors of its papers are read from Chroma
+    once, and each search is then exact over them, as Chroma's own filtered search (brute force at this size)."""
+    import storage.scope_vectors as scope_vectors
+
+    retriever = HybridRetriever(corpus)
+    dates = sorted(r.published for r in corpus.catalog.list_papers(limit=100) if r.published)
+    vector = corpus.embedder.get_query_embedding(question)
+    reads: list[int] = []
+    original = scope_vectors.chunk_vectors
+
+    def counted(index: object, ids: list[str]) -> object:
+        reads.append(len(ids))
+        return original(index, ids)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(scope_vectors, "chunk_vectors", counted)
+    for scope in (Scope(topic=TOPIC), Scope(since=dates[len(dates) // 2])):
+        resolved = retriever.resolve(scope)
+        filtered = corpus.vectors.search(vector, 40, paper_ids=resolved.paper_ids)
+        calls = spy_on_dense_filters(corpus, monkeypatch)
+        for _ in range(2):
+            hits = retriever._dense(vector, 40, resolved)
+            assert [h.chunk_id for h in hits] == [h.chunk_id for h in filtered]
+            assert [h.score for h in hits] == pytest.approx([h.score for h in filtered], abs=1e-5)
+        assert calls == []  # neither Chroma's filter nor an unfiltered search
+    assert len(reads) <= 2 and sum(reads) <= corpus.catalog.count_chunks()  # each paper's vectors read once
+
+
+def test_memory_follows_the_catalog_when_a_papers_chunks_change(store: Store, tmp_path: Path) -> None:
+    """A paper re-ingested (or deleted) moves `chunks_version`: what memory held is read again, not reused."""
+    from ingest.pipeline import Ingestor
+    from ingest.sources import arxiv_papers
+    from tests.conftest import demo_records
+
+    records = demo_records(12)
+    path = tmp_path / "records.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    Ingestor(store).run(arxiv_papers(path))
+    retriever = HybridRetriever(store)
+    scope = retriever.resolve(Scope(paper_id=records[0]["id"]))
+    vector = store.embedder.get_query_embedding(records[0]["title"])
+    before = retriever._dense(vector, 10, scope)
+    assert before and {h.paper_id for h in before} == {records[0]["id"]}
+    records[0] = records[0] | {"abstract": "A short note on quantum annealing schedules for spin glasses."}
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
+    Ingestor(store).run(arxiv_papers(path))  # the paper's chunks are replaced
+    after = retriever._dense(vector, 10, scope)
+    chroma = store.vectors.search(vector, 10, paper_ids=scope.paper_ids)
+    assert [h.chunk_id for h in after] == [h.chunk_id for h in chroma]
+    assert [h.score for h in after] == pytest.approx([h.score for h in chroma], abs=1e-5)
+    assert [h.chunk_id for h in after] != [h.chunk_id for h in before]

@@ -165,3 +165,21 @@ def test_an_index_in_the_previous_format_is_replaced(catalog: Catalog, chunker: 
     index = KeywordIndex(folder, catalog)
     assert index.search(QUERIES[0], 5)
     assert sorted(p.name for p in folder.iterdir()) == [f"main-{catalog.chunks_version:012d}"]
+
+
+def test_a_scoped_search_keeps_exactly_the_chunks_of_the_papers_in_scope(
+    catalog: Catalog, chunker: Chunker, tmp_path: Path
+) -> None:
+    papers, index = real_papers(tmp_path, 40), KeywordIndex(tmp_path / "keyword", catalog)
+    write(catalog, papers[:30], chunker)
+    assert index.search(QUERIES[0], 5)  # the main segment: these 30
+    write(catalog, papers[30:], chunker)  # a delta segment, and papers numbered after the main ones
+    ids = sorted(p.paper_id for p in papers)
+    scope = ids[::4] + ids[-3:] + ["0000.00000", "zzzz-not-a-paper", ids[0]]  # unknown ids, a duplicate
+    for query in QUERIES:
+        everything = index.search(query, 10_000)
+        wanted = [hit for hit in everything if hit[0].split("#", 1)[0] in set(scope)][:20]
+        assert wanted, query
+        assert index.search(query, 20, scope) == wanted
+    assert index.search(QUERIES[0], 20, ["zzzz-not-a-paper"]) == []
+    assert index.search(QUERIES[0], 20, []) == []
