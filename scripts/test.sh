@@ -20,4 +20,8 @@ if ! compgen -G "/usr/lib/postgresql/*/bin/pg_ctl" >/dev/null && [ "$(id -u)" = 
     || { apt-get update -q >/dev/null 2>&1 && apt-get install -y -q postgresql >/dev/null 2>&1; } \
     || echo "Could not install postgresql: the scale-out tests will be skipped."
 fi
-exec .venv/bin/python -m pytest "$@"
+# The fast suite runs in two worker processes (PAPERTALK_TEST_WORKERS=0 for one process), a test file
+# per worker at a time; the long tests (`-m ...`) run one at a time, as they always have.
+workers=(-n "${PAPERTALK_TEST_WORKERS:-2}" --dist loadfile)
+case " $* " in *" -m "*) workers=() ;; esac
+exec .venv/bin/python -m pytest "${workers[@]}" "$@"

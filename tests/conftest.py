@@ -1,23 +1,37 @@
-"""Shared fixtures: every test gets its own data directory; corpora are small real samples."""
+"""Shared fixtures: every test gets its own data directory; corpora are small real samples.
+
+The session corpora are defined here, once for the whole run: a fixture imported into a conftest or a test
+module further down would be a second fixture of the same name, built a second time.
+"""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 import gzip
 import itertools
 import json
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
 import numpy as np
 import pytest
 
-from papertalk.demo import DEMO_METADATA, DEMO_PDFS
+from ingest.demo_vectors import use_shipped_vectors
+from ingest.parse_worker import PdfParser
+from ingest.pdf import file_digest
+from ingest.pipeline import Ingestor
+from ingest.sources import arxiv_papers, pdf_papers
+from papertalk.demo import DEMO_METADATA, DEMO_PDFS, DEMO_TOPIC
 from papertalk.settings import Settings
 from storage.embeddings import OnnxMiniLM
+from storage.records import Paper, Problem
 from storage.store import Store
 
 S2ORC_PDF = DEMO_PDFS / "2020.acl-main.447.pdf"
 LONGEVAL_PDF = DEMO_PDFS / "2023.eacl-main.121.pdf"
+TOPIC = "RL for LLM Agents"
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -43,6 +57,37 @@ def _model_outputs_computed_once() -> Iterator[None]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(OnnxMiniLM, "embed", embed_once)
+        yield
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _bundled_pdfs_parsed_once() -> Iterator[None]:
+    """A bundled demo PDF is parsed once per session for each name and set of parse settings.
+
+    Dozens of tests ingest the same two bundled PDFs: the first time, a file goes through the real parser
+    worker, and its paper and warnings are handed out again when the same bytes, under the same file name
+    (an arXiv id may come from the name) and the same `PdfSettings`, are parsed again. Any other file (a
+    hostile, cut or edited PDF, even a copy of a bundled one with a byte changed) and any other settings
+    parse for real, every time; so does `parse_pdf` in this process.
+    """
+    bundled = {p.stat().st_size: file_digest(p) for p in DEMO_PDFS.glob("*.pdf")}
+    parsed: dict[tuple[str, str, str], tuple[Paper, list[str]]] = {}
+    parse = PdfParser.parse
+
+    def parse_once(self: PdfParser, path: Path) -> tuple[Paper, list[Problem]]:
+        size = path.stat().st_size if path.is_file() else -1  # only a file of a bundled size is read to compare
+        digest = file_digest(path) if size in bundled else ""
+        if digest != bundled.get(size):
+            return parse(self, path)
+        key = (digest, path.name, self.limits.model_dump_json())
+        if key not in parsed:
+            paper, warnings = parse(self, path)
+            parsed[key] = (copy.deepcopy(paper), [w.why for w in warnings])
+        paper, whys = copy.deepcopy(parsed[key])
+        return dataclasses.replace(paper, path=str(path)), [Problem(str(path), why, fatal=False) for why in whys]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(PdfParser, "parse", parse_once)
         yield
 
 
@@ -79,3 +124,39 @@ def metadata_file(tmp_path: Path) -> Path:
     path = tmp_path / "records.jsonl"
     path.write_text("".join(json.dumps(r) + "\n" for r in demo_records(30)))
     return path
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The answer corpus: two CC BY PDFs and 30 real arXiv records, in one topic."""
+    data = tmp_path_factory.mktemp("corpus")
+    records = data / "records.jsonl"
+    records.write_text("".join(json.dumps(r) + "\n" for r in demo_records(30)))
+    store = Store(Settings(data_dir=data / "data"))
+    report = Ingestor(store).run(pdf_papers([S2ORC_PDF, LONGEVAL_PDF]))
+    assert not report.failed
+    report = Ingestor(store).run(arxiv_papers(records))
+    store.topics.assign(store.topics.ensure(TOPIC), report.paper_ids)
+    store.close()
+    return data / "data"
+
+
+def tool_use_records() -> list[dict]:
+    """The demo records whose abstracts are about multi-turn tool use (130 of 2,212)."""
+    about = re.compile(r"\btool", re.I)
+    return [r for r in demo_records(3000) if about.search(r["abstract"]) and "multi-turn" in r["abstract"]]
+
+
+@pytest.fixture(scope="session")
+def tool_use_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The multi-turn tool-use papers of the demo corpus, with the demo's shipped vectors, in its topic."""
+    data = tmp_path_factory.mktemp("tooluse")
+    records = data / "records.jsonl"
+    records.write_text("".join(json.dumps(r) + "\n" for r in tool_use_records()))
+    store = Store(Settings(data_dir=data / "data"))
+    use_shipped_vectors(store)  # the demo's own vectors for its chunks: nothing to embed
+    report = Ingestor(store).run(arxiv_papers(records))
+    assert not report.failed
+    store.topics.assign(store.topics.ensure(DEMO_TOPIC), report.paper_ids)
+    store.close()
+    return data / "data"

@@ -11,7 +11,7 @@ from fastapi.testclient import TestClient
 
 from api.app import create_app
 from papertalk.settings import ApiSettings, Settings
-from tests.assistant.conftest import TOPIC, corpus_dir  # noqa: F401  # the session corpus fixture
+from tests.conftest import TOPIC
 
 __all__ = ["TOPIC"]
 PROBLEM = "application/problem+json"
@@ -29,7 +29,7 @@ def client_for(data_dir: Path, **api: object) -> TestClient:
 
 
 @pytest.fixture
-def client(corpus_dir: Path) -> Iterator[TestClient]:  # noqa: F811
+def client(corpus_dir: Path) -> Iterator[TestClient]:
     """The app over the answer corpus (two PDFs and 30 arXiv records in one topic)."""
     with client_for(corpus_dir) as c:
         yield c

@@ -11,13 +11,12 @@ from fastapi.testclient import TestClient
 from papertalk.demo import DEMO_TOPIC
 from tests.api.conftest import client_for
 from tests.api.test_chat import parse_sse
-from tests.assistant.conftest import tool_use_dir  # noqa: F401  # the multi-turn tool-use corpus
 
 QUESTION = "Which RL algorithms are used to train LLM agents for multi-turn tool use?"
 
 
 @pytest.fixture
-def tool_use_client(tool_use_dir: Path) -> Iterator[TestClient]:  # noqa: F811
+def tool_use_client(tool_use_dir: Path) -> Iterator[TestClient]:
     with client_for(tool_use_dir) as c:
         yield c
 

@@ -47,6 +47,10 @@ def llm(server: ChatServer, corpus_dir: Path) -> Iterator[tuple[ChatServer, Test
         max_tokens=64,
     )
     settings = Settings(data_dir=corpus_dir).model_copy(update={"llm": llm})
+    untimed = settings.model_copy(update={"llm": llm.model_copy(update={"answer_timeout_s": 120.0})})
+    with TestClient(create_app(untimed), raise_server_exceptions=False) as client:
+        still_answers(server, client)  # the first answer in this process (imports, model files) is not timed
+    server.reset()
     with TestClient(create_app(settings), raise_server_exceptions=False) as client:
         still_answers(server, client)  # the models are loaded before anything is timed
         server.reset()

@@ -10,7 +10,6 @@ import pytest
 
 from papertalk.demo import DEMO_TOPIC
 from storage.topics import slugify
-from tests.assistant.conftest import tool_use_dir  # noqa: F401  # the multi-turn tool-use corpus
 from tests.web.conftest import browser_missing, serve
 from tests.web.test_pages import ask, css, open_page, wait_for
 
@@ -18,7 +17,7 @@ pytestmark = pytest.mark.slow
 
 
 @pytest.fixture(scope="module")
-def tool_use_server(tool_use_dir: Path) -> Iterator[str]:  # noqa: F811
+def tool_use_server(tool_use_dir: Path) -> Iterator[str]:
     reason = browser_missing()
     if reason:
         pytest.skip(reason)
