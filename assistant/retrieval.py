@@ -91,12 +91,16 @@ class HybridRetriever:
         vectors, ids = self.store.vectors, scope.paper_ids
         if ids is None:
             return self._indexed_hits(lambda fetch: vectors.search(vector, fetch), n)
+
+        def exact() -> list[VectorHit] | None:
+            return self.store.scope_vectors.search(vector, n, ids)
+
+        def post_filtered() -> list[VectorHit] | None:
+            return self._post_filtered(vector, n, ids) if len(ids) > WIDE_SCOPE else None
+
         wide = len(ids) > WIDE_SCOPE and n * FETCH_MARGIN * self._indexed_papers() <= MAX_FETCH * len(ids)
-        for way in ("post-filter", "exact") if wide else ("exact", "post-filter"):
-            if way == "exact":
-                hits = self.store.scope_vectors.search(vector, n, ids)
-            else:
-                hits = self._post_filtered(vector, n, ids) if len(ids) > WIDE_SCOPE else None
+        for way in (post_filtered, exact) if wide else (exact, post_filtered):
+            hits = way()
             if hits is not None:
                 return hits
         # Chroma's filter, in batches of ids SQLite can bind, merged by score

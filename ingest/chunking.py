@@ -12,7 +12,7 @@ import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cached_property
+from functools import cache, cached_property
 
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import Document, TextNode
@@ -24,16 +24,17 @@ from storage.embeddings import WordPieceCounter
 from storage.records import Chunk, Paper
 
 log = logging.getLogger(__name__)
-_warming: list[threading.Thread] = []  # the warm-up thread, once started in this process
 
 
-def warm_up() -> None:
+@cache
+def warm_up() -> threading.Thread:
     """Load the sentence splitter's tokenizer (nltk's punkt, through llama-index) in a background thread, once
-    per process: the first PDF chunked in a process otherwise waits ~2.9 s for it (docs/benchmarks.md). Called
-    while a PDF is being parsed in its worker process; a chunk made before it is done waits for the import."""
-    if not _warming:
-        _warming.append(threading.Thread(target=_load_tokenizer, name="papertalk-chunker-warm-up"))
-        _warming[0].start()
+    per process (the thread, started on the first call): the first PDF chunked in a process otherwise waits
+    ~2.9 s for it (docs/benchmarks.md). Called while a PDF is being parsed in its worker process; a chunk made
+    before it is done waits for the import."""
+    thread = threading.Thread(target=_load_tokenizer, name="papertalk-chunker-warm-up")
+    thread.start()
+    return thread
 
 
 def _load_tokenizer() -> None:

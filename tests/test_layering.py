@@ -1,10 +1,10 @@
 """The folders are the architecture: each layer imports only the layers below it.
 
-    cli/   api/          the two front doors (the CLI may start the HTTP app by its import string only)
-    assistant/           answers, chat, topics, overviews: the service layer both doors call
-    ingest/              parsing, chunking, topic assignment
-    storage/             catalog, vectors, keyword index
-    papertalk/ prompts/  the ground: settings, errors, bundled data, prompt templates
+cli/   api/          the two front doors (the CLI may start the HTTP app by its import string only)
+assistant/           answers, chat, topics, overviews: the service layer both doors call
+ingest/              parsing, chunking, topic assignment
+storage/             catalog, vectors, keyword index
+papertalk/ prompts/  the ground: settings, errors, bundled data, prompt templates
 """
 
 from __future__ import annotations

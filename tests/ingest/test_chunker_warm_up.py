@@ -18,8 +18,8 @@ from ingest.parse_worker import parse_isolated
 before = "nltk" in sys.modules or utils.globals_helper._punkt_tokenizer is not None
 paper = parse_isolated(__import__("pathlib").Path(sys.argv[1]))
 import ingest.chunking as chunking
-threads = len(chunking._warming)
-chunking._warming[0].join(300)
+threads = chunking.warm_up.cache_info().currsize  # 1 once the parser started it
+chunking.warm_up().join(300)
 loaded = utils.globals_helper._punkt_tokenizer is not None
 from papertalk.settings import Settings
 chunks = chunking.Chunker(Settings(_env_file=None).chunking).chunk(paper, "0123456789")
