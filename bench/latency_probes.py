@@ -148,7 +148,7 @@ def dense_variants(retriever: Any, questions: list[str], kinds: dict[str, Any]) 
             "kept": {
                 str(f): float(np.mean([len(post_filtered(search, set(ids), f, v)) for v in vectors])) for f in FETCHES
             },
-            "accepted": sum(retriever._post_filtered(v, 100, ids) is not None for v in vectors) / len(vectors),
+            "accepted": sum(retriever._post_filtered(v, 100, resolved) is not None for v in vectors) / len(vectors),
         }
     out["times"] = interleaved(ways, vectors)
     return out
