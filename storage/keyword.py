@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cache, cached_property
 from pathlib import Path
 from typing import Any
 
@@ -40,8 +40,10 @@ MERGE_AT = 0.05  # deltas holding more chunks than this share of the main segmen
 MAX_DELTAS = 16  # more delta segments than this are merged into one (in memory)
 FLOOR_KEY = "chunk_changes_floor"
 MASKS_KEPT = 8  # scopes whose chunk masks are kept (per index state)
+TOKENS_KEPT = 8192  # texts whose tokens a tokenizer remembers (0 for the index's own: it reads each chunk once)
 
 
+@cache  # once: setting a logger's level clears every logger's cache (1-2 ms per call)
 def _bm25s() -> Any:
     import bm25s
 
@@ -50,7 +52,17 @@ def _bm25s() -> Any:
 
 
 class KeywordTokenizer:
-    """Lower-case words of two or more characters, English stop words removed, Snowball-stemmed."""
+    """Lower-case words of two or more characters, English stop words removed, Snowball-stemmed.
+
+    The last `memo` texts' tokens are remembered: an extractive answer reads the same passages' sentences
+    several times (scoring, abstention, list answers), and a chat's questions the same passages again. Each
+    text is tokenized alone (bm25s gives a text the same tokens whatever else is in the batch).
+    """
+
+    def __init__(self, memo: int = TOKENS_KEPT) -> None:
+        self.memo = memo
+        self._held: OrderedDict[str, list[str]] = OrderedDict()
+        self._lock = threading.Lock()
 
     @cached_property
     def _stemmer(self) -> Any:
@@ -58,9 +70,25 @@ class KeywordTokenizer:
 
         return Stemmer.Stemmer("english")
 
-    def __call__(self, texts: list[str]) -> list[list[str]]:
+    def _tokenize(self, texts: list[str]) -> list[list[str]]:
         out = _bm25s().tokenize(texts, stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False)
         return out
+
+    def __call__(self, texts: list[str]) -> list[list[str]]:
+        if not self.memo:
+            return self._tokenize(texts)
+        with self._lock:
+            known = {t: self._held[t] for t in texts if t in self._held}
+        missing = list(dict.fromkeys(t for t in texts if t not in known))
+        if missing:
+            known |= dict(zip(missing, self._tokenize(missing), strict=True))
+        with self._lock:
+            for text in dict.fromkeys(texts):
+                self._held[text] = known[text]
+                self._held.move_to_end(text)
+            while len(self._held) > self.memo:
+                self._held.popitem(last=False)
+        return [list(known[t]) for t in texts]
 
 
 @dataclass
@@ -111,7 +139,7 @@ class KeywordIndex:
     def __init__(self, path: Path, catalog: Catalog) -> None:
         self.path = path
         self.catalog = catalog
-        self.tokenize = KeywordTokenizer()
+        self.tokenize = KeywordTokenizer(memo=0)
         self._lock = threading.Lock()
         self._state = _State()
         self._masks: OrderedDict[Hashable, tuple[_State, list[np.ndarray]]] = OrderedDict()
