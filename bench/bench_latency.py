@@ -271,8 +271,8 @@ put in one of three templates ("What is known about …?", "Which methods have b
 Stages: *query embed* is the MiniLM call for the question; *dense* is `HybridRetriever._dense`, 100
 candidates: Chroma HNSW (`VectorIndex.search`), or, for a scope of a few percent of the store, exact cosine
 search over its papers' chunk vectors held in memory (`ScopeVectors`: read from Chroma by the first question
-in the scope, whose cost is then in the max column); *keyword* is `KeywordIndex.search` (BM25, bm25s scoring,
-100 candidates); *fusion + hydrate* is the fusion (the default: convex) plus the SQLite reads of the 8
+in the scope, whose cost is then in the *first question* column); *keyword* is `KeywordIndex.search` (BM25,
+bm25s scoring, 100 candidates); *fusion + hydrate* is the fusion (the default: convex) plus the SQLite reads of the 8
 passages and their papers; *answer: sentence embed* is the extractive answerer embedding its 6 pre-filtered
 sentence gists; *answer: rest* is sentence splitting and keyword scoring; *other* is the rest of `ask`
 (rewrite, numbering, streaming).
