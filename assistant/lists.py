@@ -95,15 +95,19 @@ def find_items(question: str, sources: list[Passage], kinds: tuple[str, ...]) ->
     """Names of the asked kinds in the sources, most papers first, then by the best source's rank."""
     local = kind_counts([p.text for p in sources])
     q_terms = terms([question])[0]
+    named = [
+        (i, passage, sentence, names_in)
+        for i, passage in enumerate(sources)
+        for sentence in split_sentences(passage.text)
+        if (names_in := _named(sentence.text, local, kinds, q_terms))
+    ]
+    # The naming sentences' terms in one call: one tokenizer call per sentence made a list answer's tail
+    # (50-150 ms for 50 sentences, docs/benchmarks.md).
     found: dict[str, _Found] = {}
-    for i, passage in enumerate(sources):
-        for sentence in split_sentences(passage.text):
-            named = _named(sentence.text, local, kinds, q_terms)
-            if not named:
-                continue
-            mention = _Mention(i, sentence, overlap(q_terms, terms([sentence.text])[0], {}))
-            for name, kind in named.items():
-                found.setdefault(name.lower(), _Found(name, kind)).add(passage.paper_id, mention)
+    for (i, passage, sentence, names_in), words in zip(named, terms([n[2].text for n in named]), strict=True):
+        mention = _Mention(i, sentence, overlap(q_terms, words, {}))
+        for name, kind in names_in.items():
+            found.setdefault(name.lower(), _Found(name, kind)).add(passage.paper_id, mention)
     ranked = sorted(found.values(), key=lambda f: (-len(f.by_paper), f.first, f.name))
     return ranked[:MAX_ITEMS]
 

@@ -9,6 +9,7 @@ The schema (this module's tables, and the topics' and chats') is created and upg
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import threading
 from collections.abc import Iterable, Iterator
@@ -47,6 +48,24 @@ BUMP_CHANGES = (
     "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
     (),
 )
+SCOPES_META = "scopes_version"
+# Appended too when a write touches what a question's scope is resolved from (papers: status, dates; topic
+# memberships): resolved scopes are kept under it (assistant/retrieval.py), so that chat turns and other
+# writes, which move `changes_version`, do not throw them away. Any statement naming one of these tables
+# counts, so a new write path cannot forget it.
+BUMP_SCOPES = (
+    f"INSERT INTO meta(key, value) VALUES('{SCOPES_META}', '1') "
+    "ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1",
+    (),
+)
+SCOPE_TABLES = re.compile(r"\b(papers|paper_topics|topic_scores|topics)\b", re.IGNORECASE)
+
+
+def with_bumps(statements: Iterable[tuple[str, Any]]) -> list[tuple[str, Any]]:
+    """A write transaction's statements followed by the version bumps it needs."""
+    work = list(statements)
+    scoped = any(SCOPE_TABLES.search(sql) for sql, _ in work)
+    return [*work, BUMP_CHANGES, *([BUMP_SCOPES] if scoped else [])]
 
 
 # The papers whose chunks changed at each `chunks_version` (written in the same transaction as the change):
@@ -172,11 +191,12 @@ class Catalog:
 
     def transaction(self, statements: Iterable[tuple[str, Any]]) -> None:
         """Run (sql, params) pairs in one write transaction; a list of params means executemany. Every write
-        transaction also moves the catalog's `changes_version` on."""
+        transaction also moves the catalog's `changes_version` on (and `scopes_version`, see BUMP_SCOPES)."""
+        work = with_bumps(statements)
         with self._lock:
             self._db.execute("BEGIN IMMEDIATE")
             try:
-                for sql, params in [*statements, BUMP_CHANGES]:
+                for sql, params in work:
                     if params and isinstance(params, list):
                         self._db.executemany(sql, params)
                     else:
@@ -220,6 +240,12 @@ class Catalog:
         version is still true while the version is the same."""
         return int(self.get_meta(CHANGES_META) or 0)
 
+    @property
+    def scopes_version(self) -> int:
+        """A number every write to papers or topic memberships moves on: a scope resolved at one version
+        (its papers, their dates and status) is still true while the version is the same."""
+        return int(self.get_meta(SCOPES_META) or 0)
+
     # --- papers -----------------------------------------------------------------------------------
     def get(self, paper_id: str) -> PaperRow | None:
         rows = self.query("SELECT * FROM papers WHERE paper_id = ?", (paper_id,))
@@ -233,6 +259,16 @@ class Catalog:
             marks = ",".join("?" * len(part))
             for row in self.query(f"SELECT * FROM papers WHERE paper_id IN ({marks})", part):
                 out[row["paper_id"]] = _paper_from_row(row)
+        return out
+
+    def indexed_of(self, paper_ids: Iterable[str]) -> set[str]:
+        """Those of `paper_ids` that are indexed (ids only: reading whole rows cost ~30 ms for 1,000 papers)."""
+        ids = list(dict.fromkeys(paper_ids))
+        out: set[str] = set()
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            sql = f"SELECT paper_id FROM papers WHERE paper_id IN ({','.join('?' * len(part))}) AND +status = 'indexed'"
+            out.update(r[0] for r in self.query(sql, part))
         return out
 
     def list_papers(self, limit: int = 50, offset: int = 0, status: str | None = None) -> list[PaperRow]:

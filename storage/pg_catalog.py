@@ -21,7 +21,7 @@ from typing import Any, TypeVar
 from urllib.parse import urlsplit
 
 from papertalk.errors import ConfigurationError, StoreUnavailable
-from storage.catalog import BUMP_CHANGES, Catalog
+from storage.catalog import Catalog, with_bumps
 from storage.pg_migrations import pg_migrate, pg_schema_version
 from storage.pg_sql import Table, translate
 
@@ -204,8 +204,9 @@ class PgCatalog(Catalog):
             return list(self._guarded(lambda conn: conn.execute(text, tuple(params)).fetchall(), retry=True))
 
     def transaction(self, statements: Iterable[tuple[str, Any]]) -> None:
-        """Run (sql, params) pairs in one write transaction; a list of params means executemany."""
-        work = [(self._translate(sql), params) for sql, params in [*statements, BUMP_CHANGES]]
+        """Run (sql, params) pairs in one write transaction; a list of params means executemany; with the
+        version bumps of `with_bumps`."""
+        work = [(self._translate(sql), params) for sql, params in with_bumps(statements)]
         with self._held():
             self._guarded(lambda conn: self._write(conn, work), retry=True)
 

@@ -146,12 +146,12 @@ def test_wide_scopes_accept_what_stands_for_the_filtered_search(
     chunks = corpus.catalog.count_chunks()
     assert 2 * settings.top_k <= len(exact) < 100 < chunks  # fewer in scope than candidates wanted
     monkeypatch.setattr(retrieval, "MAX_FETCH", 100)  # an unfiltered 100 cannot hold every chunk in scope
-    short = HybridRetriever(corpus, settings)._post_filtered(vector, 100, scope.paper_ids)
+    short = HybridRetriever(corpus, settings)._post_filtered(vector, 100, scope)
     # Score fusion normalises over the whole list: only the full list will do. Rank fusion takes 2 x top_k.
     assert short is None if fusion == "convex" else short == exact[: len(short)]
     monkeypatch.setattr(retrieval, "MAX_FETCH", chunks + 1)  # the unfiltered search returns the whole store
     monkeypatch.setattr(retrieval, "FETCH_MARGIN", 100.0)
-    assert HybridRetriever(corpus, settings)._post_filtered(vector, 100, scope.paper_ids) == exact
+    assert HybridRetriever(corpus, settings)._post_filtered(vector, 100, scope) == exact
 
 
 def test_too_few_hits_in_scope_fall_back_to_chromas_filter(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -94,6 +94,22 @@ def test_scores_equal_bm25s_on_real_abstracts() -> None:
         np.testing.assert_allclose(ours, theirs, rtol=1e-5, atol=1e-6)
 
 
+def test_remembered_tokens_are_those_of_a_fresh_tokenizer(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [r["abstract"] for r in demo_records(40)] + ["", "The of and", "GRPO and PPO, again."]
+    fresh = KeywordTokenizer(memo=0)(texts)
+    tokenizer = KeywordTokenizer(memo=40)
+    assert tokenizer(texts[:20]) == fresh[:20]
+    asked: list[list[str]] = []
+    tokenize = tokenizer._tokenize
+    monkeypatch.setattr(tokenizer, "_tokenize", lambda batch: asked.append(batch) or tokenize(batch))
+    again = tokenizer(texts[10:] + texts[10:12])  # 10 remembered, 23 new, 2 repeated
+    assert again == fresh[10:] + fresh[10:12]
+    assert asked == [texts[20:]]  # only the texts not remembered, once each
+    again[0].append("changed")  # what a caller gets is its own
+    assert tokenizer(texts[10:11]) == fresh[10:11]
+    assert len(tokenizer._held) == 40  # 43 texts seen: the 3 least recently used dropped
+
+
 def test_adds_replacements_and_deletions_rank_as_a_full_rebuild(
     catalog: Catalog, chunker: Chunker, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
