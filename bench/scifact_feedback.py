@@ -12,6 +12,7 @@ from a list at that list's floor, a convex combination, a paper at its best fuse
 - `keyword feedback`: RM3 terms of the first round's best `k` fused chunks (term share of each chunk,
   weighted by its fused score) added to the claim's terms, the keyword search run again;
 - `both feedbacks`: the two second rounds fused;
+- `dense feedback + BM25 k1, b + second chunk`: the three chosen settings together;
 - `title`: a third list, each chunk at the cosine of the claim with its paper's title alone.
 
 Each variant's settings and the dense weight are chosen on the 809 train claims; test is for reference.
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -28,9 +30,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import sparse
 
-from bench.common import markdown_table
+from assistant.retrieval import HybridRetriever
+from bench.common import markdown_table, percentile
+from bench.fusion_eval import evaluate
 from bench.latency_probes import stored_vectors
-from bench.scifact_data import Beir
+from bench.scifact_data import Beir, via_retriever
 from storage.keyword import KeywordTokenizer
 from storage.store import Store
 
@@ -240,8 +244,44 @@ ROCCHIO_GRID = list(itertools.product(("fused", "dense"), (1, 3, 5, 10), (0.25, 
 RM3_GRID = list(itertools.product((3, 5, 10), (10, 20, 40), (0.5, 0.7)))
 
 
-def run_variants(ex: Exact, log: Callable[[str], None]) -> list[Result]:
+def run_variants(ex: Exact, log: Callable[[str], None]) -> tuple[list[Result], Result, tuple[str, int, float]]:
+    """Every variant tuned on train; the dense feedback's result and its (source, chunks, weight)."""
     dense, keyword = ex.dense(), ex.bm25()
+    out: list[Result] = []
+
+    def add(variant: str, settings: dict[str, Ranker], weights: Sequence[float] = WEIGHTS) -> Result:
+        result = tune(ex, variant, settings, weights)
+        out.append(result)
+        log(f"  {variant}: {result.setting}, dense weight {result.weight:g}: train {result.train[0]:.4f}, "
+            f"test {result.test[0]:.4f}")  # fmt: skip
+        return result
+
+    add("current defaults", {"as shipped": hybrid(ex, dense, keyword)}, (SHIPPED_WEIGHT,))
+    add("dense weight retuned", {"exact search": hybrid(ex, dense, keyword)})
+    params = {f"k1={k1:g}, b={b:g}": (k1, b) for k1, b in BM25_GRID}
+    bm25 = add("BM25 k1, b", {name: hybrid(ex, dense, ex.bm25(*p)) for name, p in params.items()})
+    shares = {f"share {s:g}": s for s in (0.05, 0.1, 0.2, 0.3)}
+    second = add("second chunk", {name: hybrid(ex, dense, keyword, second=s) for name, s in shares.items()})
+    moved, rocchio, expanded = _feedback_rounds(ex, dense, keyword)
+    dense_fb = add("dense feedback", {name: hybrid(ex, m, keyword) for name, m in moved.items()})
+    keyword_fb = add("keyword feedback", {name: hybrid(ex, dense, m) for name, m in expanded.items()})
+    both = f"{dense_fb.setting}; {keyword_fb.setting}"
+    add("both feedbacks", {both: hybrid(ex, moved[dense_fb.setting], expanded[keyword_fb.setting])})
+    together = f"{dense_fb.setting}; {bm25.setting}; second chunk {second.setting}"
+    best_bm25 = ex.bm25(*params[bm25.setting])
+    add("dense feedback + BM25 k1, b + second chunk",
+        {together: hybrid(ex, moved[dense_fb.setting], best_bm25, second=shares[second.setting])})  # fmt: skip
+    if ex.titles is not None:
+        title = (ex.queries @ ex.titles.T)[:, ex.chunk_paper]
+        add("title", {f"share {s:g}": hybrid(ex, dense, keyword, third=title, third_share=s) for s in (0.1, 0.2, 0.3)})
+    return out, dense_fb, rocchio[dense_fb.setting]
+
+
+def _feedback_rounds(
+    ex: Exact, dense: np.ndarray, keyword: np.ndarray
+) -> tuple[dict[str, np.ndarray], dict[str, tuple[str, int, float]], dict[str, np.ndarray]]:
+    """Every dense feedback setting's second-round cosines (with its setting) and every keyword feedback
+    setting's second-round BM25, the first round being the shipped fusion (or the dense ranking)."""
 
     def first(row: int) -> tuple[np.ndarray, np.ndarray]:
         return fused_chunks([(dense[row], SHIPPED_WEIGHT, False), (keyword[row], 1 - SHIPPED_WEIGHT, True)])
@@ -249,38 +289,55 @@ def run_variants(ex: Exact, log: Callable[[str], None]) -> list[Result]:
     def by_dense(row: int) -> np.ndarray:
         return np.argsort(-dense[row])
 
-    out: list[Result] = []
-
-    def add(result: Result) -> Result:
-        out.append(result)
-        log(f"  {result.variant}: {result.setting}, dense weight {result.weight:g}: train {result.train[0]:.4f}, "
-            f"test {result.test[0]:.4f}")  # fmt: skip
-        return result
-
-    add(tune(ex, "current defaults", {"as shipped": hybrid(ex, dense, keyword)}, (SHIPPED_WEIGHT,)))
-    add(tune(ex, "dense weight retuned", {"exact search": hybrid(ex, dense, keyword)}))
-    add(tune(ex, "BM25 k1, b", {f"k1={k1:g}, b={b:g}": hybrid(ex, dense, ex.bm25(k1, b)) for k1, b in BM25_GRID}))
-    add(tune(ex, "second chunk", {f"share {s:g}": hybrid(ex, dense, keyword, second=s) for s in (0.05, 0.1, 0.2, 0.3)}))
-    moved = {}
+    moved, rocchio = {}, {}
     for source, k, a in ROCCHIO_GRID:
-        queries = feedback_queries(ex, (lambda r: first(r)[0]) if source == "fused" else by_dense, k, a)
-        moved[f"{source} top {k}, a={a:g}"] = ex.dense(queries)
-    dense_fb = add(tune(ex, "dense feedback", {name: hybrid(ex, m, keyword) for name, m in moved.items()}))
+        name = f"{source} top {k}, a={a:g}"
+        rocchio[name] = (source, k, a)
+        moved[name] = ex.dense(feedback_queries(ex, (lambda r: first(r)[0]) if source == "fused" else by_dense, k, a))
     expanded = {f"top {k}, {t} terms, original {o:g}": ex.bm25(qterms=feedback_terms(ex, first, k, t, o))
                 for k, t, o in RM3_GRID}  # fmt: skip
-    keyword_fb = add(tune(ex, "keyword feedback", {name: hybrid(ex, dense, m) for name, m in expanded.items()}))
-    both = f"{dense_fb.setting}; {keyword_fb.setting}"
-    add(tune(ex, "both feedbacks", {both: hybrid(ex, moved[dense_fb.setting], expanded[keyword_fb.setting])}))
-    if ex.titles is not None:
-        title = (ex.queries @ ex.titles.T)[:, ex.chunk_paper]
-        add(tune(ex, "title", {f"share {s:g}": hybrid(ex, dense, keyword, third=title, third_share=s)
-                               for s in (0.1, 0.2, 0.3)}))  # fmt: skip
+    return moved, rocchio, expanded
+
+
+def end_to_end(store: Store, beir: Beir, chunks: int, weight: float, dense_weight: float) -> str:
+    """`HybridRetriever` itself (approximate search), feedback off and on: scores, and per-claim milliseconds
+    over the test claims (best of 2 interleaved rounds)."""
+    off = store.settings.retrieval
+    update = {"feedback_chunks": chunks, "feedback_weight": weight, "convex_dense_weight": dense_weight}
+    on = off.model_copy(update=update)
+    rows = []
+    times: dict[str, list[list[float]]] = {"off": [], "on": []}
+    test = [q for q in beir.qrels["test"] if q in beir.queries]
+    for _ in range(2):
+        for name, settings in (("off", off), ("on", on)):
+            times[name].append(_timed(HybridRetriever(store, settings), [beir.queries[q] for q in test]))
+    for name, settings in (("off", off), ("on", on)):
+        train = evaluate(via_retriever(store, settings, beir, list(beir.qrels["train"])), beir.qrels["train"])
+        got = evaluate(via_retriever(store, settings, beir, test), beir.qrels["test"])
+        best = [min(x) for x in zip(*times[name], strict=True)]
+        label = (
+            "current defaults" if name == "off" else f"dense feedback ({chunks} chunks, a={weight:g}, {dense_weight:g})"
+        )
+        rows.append([label, train.ndcg10, got.ndcg10, got.recall100, percentile(best, 50), percentile(best, 95)])
+    return markdown_table(
+        ["HybridRetriever", "train nDCG@10", "test nDCG@10", "test R@100", "retrieve p50 ms", "retrieve p95 ms"],
+        rows,
+        digits=3,
+    )
+
+
+def _timed(retriever: HybridRetriever, queries: Sequence[str]) -> list[float]:
+    out = []
+    for query in queries:
+        start = time.perf_counter()
+        retriever.retrieve(query)
+        out.append(1000 * (time.perf_counter() - start))
     return out
 
 
 def feedback_body(store: Store, beir: Beir) -> str:
     ex = exact_of(store, beir, embed_titles=True)
-    results = run_variants(ex, lambda line: print(line, flush=True))
+    results, dense_fb, (source, chunks, weight) = run_variants(ex, lambda line: print(line, flush=True))
     base = results[0].test[0]
     table = markdown_table(
         ["variant", "setting chosen on train", "dense weight", "train nDCG@10", "train R@100", "test nDCG@10",
@@ -290,6 +347,7 @@ def feedback_body(store: Store, beir: Beir) -> str:
         digits=3,
     )  # fmt: skip
     best = max(results, key=lambda r: round(r.train[0], 4))
+    pipeline = _pipeline(store, beir, source, chunks, weight, dense_fb.weight)
     return (
         f"{len(ex.chunk_ids):,} chunks of the 5,183 abstracts; {len(ex.train):,} train and {len(ex.test)} test "
         "claims. Exact search over every chunk (cosines of the stored vectors; BM25 as the keyword index scores "
@@ -297,5 +355,17 @@ def feedback_body(store: Store, beir: Beir) -> str:
         "fused chunk), so `current defaults` differs slightly from the end-to-end row of the SciFact section "
         "(approximate HNSW search there). Every setting and the dense weight (0.4-0.6) chosen on train; test "
         f"for reference.\n\n{table}\n\nBest on train: {best.variant} ({best.setting}, dense weight "
-        f"{best.weight:g}): train nDCG@10 {best.train[0]:.3f}, test {best.test[0]:.3f}.\n"
+        f"{best.weight:g}): train nDCG@10 {best.train[0]:.3f}, test {best.test[0]:.3f}.\n{pipeline}"
+    )
+
+
+def _pipeline(store: Store, beir: Beir, source: str, chunks: int, weight: float, dense_weight: float) -> str:
+    if source != "fused":
+        return (
+            "\nThe dense feedback chosen on train takes the dense top chunks, which `HybridRetriever` does not run.\n"
+        )
+    return (
+        "\nThe dense feedback chosen on train run end to end (`feedback_chunks`, `feedback_weight`), all 300 test "
+        f"claims, retrieve() with k=200 for the scores and the default top_k for the times:\n\n"
+        f"{end_to_end(store, beir, chunks, weight, dense_weight)}\n"
     )
