@@ -80,13 +80,13 @@ class HybridRetriever:
     def _candidates(
         self, query: str, scope: ResolvedScope, one_paper: bool = False
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
-        """The dense and keyword candidates; with feedback on (and not one paper), the dense ones of the second
-        round."""
+        """The dense and keyword candidates; with feedback on, for a question over the whole corpus, the dense
+        ones of the second round (a scope's dense search has other costs: docs/benchmarks.md)."""
         n = self.settings.candidates
         vector = self.store.embedder.get_query_embedding(query)
         dense = [(h.chunk_id, h.score) for h in self._dense(vector, n, scope)]
         keyword = self.store.keywords.search(query, n, paper_ids=scope.paper_ids)
-        if self.settings.feedback_chunks and not one_paper and dense:
+        if self.settings.feedback_chunks and scope.paper_ids is None and not one_paper and dense:
             dense = self._feedback(vector, dense, keyword, scope)
         return dense, keyword
 

@@ -239,9 +239,9 @@ def tune(ex: Exact, variant: str, settings: dict[str, Ranker], weights: Sequence
 
 
 # --- the run -------------------------------------------------------------------------------------
-BM25_GRID = list(itertools.product((0.6, 0.9, 1.2, 1.5, 2.0), (0.3, 0.5, 0.75, 0.9, 1.0)))
-ROCCHIO_GRID = list(itertools.product(("fused", "dense"), (1, 3, 5, 10), (0.25, 0.5, 1.0, 2.0)))
-RM3_GRID = list(itertools.product((3, 5, 10), (10, 20, 40), (0.5, 0.7)))
+BM25_GRID = list(itertools.product((0.6, 0.9, 1.2, 1.5), (0.5, 0.75, 0.9, 1.0)))
+ROCCHIO_GRID = list(itertools.product(("fused", "dense"), (3, 5, 10), (0.25, 0.5, 1.0)))
+RM3_GRID = list(itertools.product((3, 5, 10), (10, 20), (0.5, 0.7)))
 
 
 def run_variants(ex: Exact, log: Callable[[str], None]) -> tuple[list[Result], Result, tuple[str, int, float]]:

@@ -144,9 +144,9 @@ class LLMSettings(_Group):
 
 
 _FEEDBACK_CHUNKS = (
-    "Dense pseudo-relevance feedback for questions over many papers (not one paper): the query vector moved "
-    "towards the mean vector of the first round's best `feedback_chunks` fused chunks, then searched again and "
-    "fused again with the same BM25 ranking; 0 turns it off (see docs/benchmarks.md)."
+    "Dense pseudo-relevance feedback for questions over the whole corpus (no paper, topic or date scope): the "
+    "query vector moved towards the mean vector of the first round's best `feedback_chunks` fused chunks, then "
+    "searched again and fused again with the same BM25 ranking; 0 turns it off (see docs/benchmarks.md)."
 )
 
 

@@ -10,6 +10,7 @@ from assistant.retrieval import HybridRetriever, ResolvedScope
 from assistant.types import Scope
 from storage.store import Store
 from storage.vectors import VectorHit
+from tests.assistant.conftest import TOPIC
 
 QUESTION = "How many papers does the S2ORC corpus contain?"
 
@@ -67,12 +68,13 @@ def test_feedback_searches_again_with_the_vector_moved_towards_the_best_fused_ch
     assert {p.chunk_id for p in passages} <= set(calls[1][1]) | {c for c, _ in keyword}
 
 
-def test_no_feedback_inside_one_paper_or_when_turned_off(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_no_feedback_in_a_scope_or_when_turned_off(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:
     on = HybridRetriever(corpus, corpus.settings.retrieval.model_copy(update={"feedback_chunks": 3}))
     pid = on.retrieve(QUESTION, k=1)[0].paper_id
     calls = spy_on_dense(on, monkeypatch)
     assert on.retrieve(QUESTION, Scope(paper_id=pid), k=5)
-    assert len(calls) == 1
+    assert on.retrieve("reinforcement learning agents", Scope(topic=TOPIC), k=5)
+    assert len(calls) == 2  # one search per question
     off = HybridRetriever(corpus, corpus.settings.retrieval.model_copy(update={"feedback_chunks": 0}))
     calls = spy_on_dense(off, monkeypatch)
     assert off.retrieve(QUESTION, k=5)
