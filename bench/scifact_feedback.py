@@ -358,8 +358,8 @@ def feedback_body(store: Store, beir: Beir) -> str:
         "it), fused as `HybridRetriever` fuses (min-max convex, 100 candidates per list, a paper at its best "
         "fused chunk), so `current defaults` differs slightly from the end-to-end row of the SciFact section "
         "(approximate HNSW search there). Every setting and the dense weight (0.4-0.6) chosen on train; test "
-        "for reference. `current defaults` uses the keyword index's k1 and b (storage/bm25.py), chosen here; the "
-        "row after it, bm25s's defaults, which papertalk used before."
+        "for reference. `current defaults` uses the keyword index's k1 and b (storage/bm25.py); the next row, "
+        "bm25s's defaults, is the same row while the index keeps them."
         f"\n\n{table}\n\nBest on train: {best.variant} ({best.setting}, dense weight "
         f"{best.weight:g}): train nDCG@10 {best.train[0]:.3f}, test {best.test[0]:.3f}.\n{pipeline}"
     )
