@@ -14,6 +14,8 @@ import math
 from collections.abc import Sequence
 from typing import Literal
 
+import numpy as np
+
 from papertalk.settings import RetrievalSettings
 
 Ranked = Sequence[tuple[str, float]]  # (id, score), best first
@@ -75,6 +77,15 @@ def convex_fuse(
             for item in fused:
                 fused[item] += weight * scores.get(item, floor)
     return sorted(fused.items(), key=lambda kv: -kv[1])
+
+
+def feedback_vector(query: Sequence[float], vectors: np.ndarray, weight: float) -> list[float]:
+    """Dense pseudo-relevance feedback (Rocchio): the query vector plus `weight` x the mean of `vectors` (the
+    first round's best chunks), at unit length; the query alone (unit length) when there are none."""
+    moved = np.asarray(query, dtype=np.float64)
+    if len(vectors) and weight > 0:
+        moved = moved / max(float(np.linalg.norm(moved)), 1e-12) + weight * np.asarray(vectors).mean(axis=0)
+    return [float(x) for x in moved / max(float(np.linalg.norm(moved)), 1e-12)]
 
 
 def paper_of(chunk_id: str) -> str:

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cached_property
 
 from assistant.furniture import weigh_furniture
-from assistant.fusion import fuse
+from assistant.fusion import feedback_vector, fuse
 from assistant.fusion import rrf_fuse as rrf_fuse  # kept importable from here
 from assistant.types import Passage, Scope
 from assistant.versioned_cache import VersionedCache
@@ -24,6 +24,7 @@ WIDE_SCOPE = 500  # papers; wider scopes filter dense results after the search i
 MAX_FETCH = 1000  # the most unfiltered candidates a wide scope searches before letting Chroma filter
 FETCH_MARGIN = 1.2  # unfiltered candidates fetched: this times the candidates wanted / the scope's share
 POOL_FACTOR = 3  # passages weighed for furniture per passage returned
+Hits = list[tuple[str, float]]  # (chunk id, score), best first
 IN_BATCH = 20000  # paper ids per Chroma `$in` filter (SQLite binds at most 32,766 variables per statement)
 SCOPE_CACHE = 32  # resolved scopes kept per retriever (a chat on a topic page asks many questions in one)
 
@@ -98,19 +99,31 @@ class HybridRetriever:
         resolved = self.resolve(scope or Scope())
         if resolved.paper_ids is not None and not resolved.paper_ids:
             return []
-        dense, keyword = self._candidates(query, resolved)
-        fused = fuse(dense, keyword, self.settings, one_paper=bool(scope and scope.paper_id))
+        one_paper = bool(scope and scope.paper_id)
+        dense, keyword = self._candidates(query, resolved, one_paper)
+        fused = fuse(dense, keyword, self.settings, one_paper=one_paper)
         pool = fused[: k * POOL_FACTOR] if self.settings.furniture_weight < 1 else fused[:k]
         passages = self._hydrate(pool, dict(dense), dict(keyword))
         return weigh_furniture(passages, self.settings.furniture_weight)[:k]
 
-    def _candidates(self, query: str, scope: ResolvedScope) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+    def _candidates(
+        self, query: str, scope: ResolvedScope, one_paper: bool = False
+    ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:
+        """The dense and keyword candidates; with feedback on, for a question over the whole corpus, the dense
+        ones of the second round (a scope's dense search has other costs: docs/benchmarks.md)."""
         n = self.settings.candidates
         vector = self.store.embedder.get_query_embedding(query)
-        hits = self._dense(vector, n, scope)
-        dense = [(h.chunk_id, h.score) for h in hits]
+        dense = [(h.chunk_id, h.score) for h in self._dense(vector, n, scope)]
         keyword = self.store.keywords.search(query, n, paper_ids=scope.paper_ids, scope_key=scope.key)
+        if self.settings.feedback_chunks and scope.paper_ids is None and not one_paper and dense:
+            dense = self._feedback(vector, dense, keyword, scope)
         return dense, keyword
+
+    def _feedback(self, vector: list[float], dense: Hits, keyword: Hits, scope: ResolvedScope) -> Hits:
+        """Dense candidates for the query vector moved towards the first round's best fused chunks (Rocchio)."""
+        best = [chunk_id for chunk_id, _ in fuse(dense, keyword, self.settings)[: self.settings.feedback_chunks]]
+        moved = feedback_vector(vector, self.store.vectors.vectors_of(best), self.settings.feedback_weight)
+        return [(h.chunk_id, h.score) for h in self._dense(moved, self.settings.candidates, scope)]
 
     def _dense(self, vector: list[float], n: int, scope: ResolvedScope) -> list[VectorHit]:
         """Nearest chunks in scope. A scope that is a few percent of the store is searched exactly over its chunk

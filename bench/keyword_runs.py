@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from storage.bm25 import K1, B
 from storage.keyword import KeywordTokenizer, _bm25s
 
 
@@ -42,7 +43,7 @@ class LocalBM25:
         self.ids = list(ids)
         self.tokenize = KeywordTokenizer()
         self.tokens = self.tokenize(texts)
-        self.bm25 = _bm25s().BM25()
+        self.bm25 = _bm25s().BM25(k1=K1, b=B)
         self.bm25.index(self.tokens, show_progress=False)
         self.vocab = self.bm25.vocab_dict
 

@@ -143,6 +143,13 @@ class LLMSettings(_Group):
     max_tokens: int = Field(700, ge=16, description="Longest answer, in tokens.")
 
 
+_FEEDBACK_CHUNKS = (
+    "Dense pseudo-relevance feedback for questions over the whole corpus (no paper, topic or date scope): the "
+    "query vector moved towards the mean vector of the first round's best `feedback_chunks` fused chunks, then "
+    "searched again and fused again with the same BM25 ranking; 0 turns it off (see docs/benchmarks.md)."
+)
+
+
 class RetrievalSettings(_Group):
     top_k: int = Field(8, ge=1, le=50, description="Passages given to the answerer.")
     candidates: int = Field(100, ge=10, le=1000, description="Candidates taken from each retriever.")
@@ -165,6 +172,10 @@ class RetrievalSettings(_Group):
     )
     convex_dense_weight: float = Field(
         0.45, ge=0, le=1, description="With `convex`: share of the dense score; the BM25 score gets the rest."
+    )
+    feedback_chunks: int = Field(0, ge=0, le=50, description=_FEEDBACK_CHUNKS)
+    feedback_weight: float = Field(
+        0.5, ge=0, le=10, description="With `feedback_chunks`: weight of the chunks' mean vector (the query's is 1)."
     )
     furniture_weight: float = Field(
         0.5,

@@ -8,7 +8,8 @@ the segments at query time, so scores over any split into segments equal those o
 every live chunk: the same numbers, operation for operation.
 
 Scoring is bm25s's default ("lucene"): idf = ln(1 + (N - df + 0.5) / (df + 0.5)) and
-tf / (tf + k1 * (1 - b + b * length / avgdl)), k1 = 1.5, b = 0.75.
+tf / (tf + k1 * (1 - b + b * length / avgdl)), k1 = 1.5, b = 0.75 (k1 = 0.6, b = 0.5 score better on SciFact's
+train claims but lower Ask PDF's evidence recall: docs/benchmarks.md, bench_scifact --feedback).
 """
 
 from __future__ import annotations

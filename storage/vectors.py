@@ -251,6 +251,14 @@ class VectorIndex:
             with self._writing():
                 self._collection.delete(where={"paper_id": {"$in": list(paper_ids)}})
 
+    def vectors_of(self, chunk_ids: Sequence[str]) -> np.ndarray:
+        """The stored vectors of `chunk_ids` (those the index holds), one row each, in no particular order."""
+        if not chunk_ids:
+            return np.zeros((0, 0), dtype=np.float32)
+        with self._reachable():
+            got = self.collection.get(ids=list(chunk_ids), include=["embeddings"])
+        return np.asarray(got["embeddings"], dtype=np.float32)
+
     def ids_of(self, paper_id: str) -> list[str]:
         with self._reachable():
             return list(self.collection.get(where={"paper_id": paper_id}, include=[])["ids"])

@@ -84,7 +84,7 @@ def test_scores_equal_bm25s_on_real_abstracts() -> None:
     tokens = KeywordTokenizer()(texts)
     segment = bm25.build(tokens, [f"p{i}#h#0000" for i in range(len(texts))], np.arange(len(texts)))
     stats = bm25.Stats.of([segment])
-    reference = _bm25s().BM25()
+    reference = _bm25s().BM25(k1=bm25.K1, b=bm25.B)
     reference.index(tokens, show_progress=False)
     for query in QUERIES:
         terms = KeywordTokenizer()([query])[0]
