@@ -6,6 +6,7 @@ the best sentence is a weak match the answer says plainly that the indexed paper
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Literal
@@ -26,6 +27,7 @@ from assistant.types import Answer, AnswerSentence, Citation, Passage
 from papertalk.settings import AnswerSettings
 
 PREFILTER = 6  # sentences embedded per question by the keyword scorer (`scorer="keyword"`; docs/benchmarks.md)
+PER_PASSAGE = 2  # the most of them one passage may give, so that one keyword-rich passage cannot fill the six
 LEARNED_PREFILTER = 6  # sentences the learned scorer embeds: the best by its cheap features, and by keywords
 KEEP_MARGIN = 1.0  # a sentence is quoted after the first when its learned score is within this of the best's
 Scorer = Literal["learned", "keyword"]
@@ -38,7 +40,6 @@ class _Candidate:
     source: int  # index into sources
     sentence: Sentence
     lexical: float
-    prior: float
     score: float = 0.0  # 0.7 x embedding similarity + 0.3 x keyword overlap: the support, and what abstains
     vector: np.ndarray | None = None
     rank: float = 0.0  # what orders the sentences: the learned score, or `score` + `bonus` with the keyword scorer
@@ -47,6 +48,20 @@ class _Candidate:
 
 def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
     return a.vector is not None and b.vector is not None and float(a.vector @ b.vector) > 0.9
+
+
+def _prefilter(cands: list[_Candidate]) -> list[_Candidate]:
+    """The `PREFILTER` sentences worth embedding: best keyword overlap and answer-type nudge first (ties in
+    retrieval order), at most `PER_PASSAGE` from one passage (docs/benchmarks.md, answer-embed)."""
+    taken: Counter[int] = Counter()
+    kept = []
+    for cand in sorted(cands, key=lambda c: -(c.lexical + c.bonus)):
+        if taken[cand.source] < PER_PASSAGE:
+            taken[cand.source] += 1
+            kept.append(cand)
+            if len(kept) == PREFILTER:
+                break
+    return kept
 
 
 def usable(sentence: Sentence) -> bool:
@@ -111,11 +126,10 @@ class ExtractiveAnswerer(Answerer):
         q_terms = terms([query])[0]
         kind = classify(query)
         cands = [
-            _Candidate(i, s, overlap(q_terms, t, idf), 1.0 / (1 + i), bonus=type_bonus(kind, s.text))
+            _Candidate(i, s, overlap(q_terms, t, idf), bonus=type_bonus(kind, s.text))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
-        cands.sort(key=lambda c: -(c.lexical + 0.3 * c.prior + c.bonus))
-        cands = cands[:PREFILTER]
+        cands = _prefilter(cands)
         sims, vectors = similarities(self.embedder, query, [c.sentence.text for c in cands])
         for cand, sim, vec in zip(cands, sims, vectors, strict=True):
             cand.score = float(mix(float(sim), cand.lexical, self.settings.semantic_weight))
@@ -132,7 +146,7 @@ class ExtractiveAnswerer(Answerer):
             return []
         sims, vectors = similarities(self.embedder, query, [c.sentence.text for c in top])
         ranked = rescore(top, [float(s) for s in sims], vectors, self.settings.semantic_weight)
-        return [_Candidate(c.source, c.sentence, lexical(c), 0.0, c.support, c.vector, c.score) for c in ranked]
+        return [_Candidate(c.source, c.sentence, lexical(c), c.support, c.vector, c.score) for c in ranked]
 
     def _select(self, cands: list[_Candidate]) -> list[_Candidate]:
         """Greedy: best first, skipping near-duplicates, nudging towards papers not yet quoted."""
