@@ -30,7 +30,7 @@ from bench.answer_embed_variants import (
 )
 from bench.bench_qasper import load_qasper, pdf_store, qasper_dir, qasper_store
 from bench.common import ROOT, add_common_args, arxiv_file, markdown_table, publish, quiet_logs, require
-from bench.selection_compare import Run, _numbered, pools, row
+from bench.selection_compare import pools, row, runs
 
 MODULE = "bench.bench_answer_embed"
 CACHE = ROOT / "bench" / ".cache" / "answer_embed"
@@ -53,14 +53,10 @@ def swapped(sims: Similarities, prefilter: int) -> Iterator[list[float]]:
 
 
 def answer_set(data: Set, name: str) -> list[object]:
+    """The row of `bench.selection_compare` for `data`'s questions answered from the first `top_k` passages."""
     _, store, papers, questions, pooled = data
-    answerer = extractive.ExtractiveAnswerer(store.embedder, store.settings.answer)  # type: ignore[attr-defined]
-    top_k = store.settings.retrieval.top_k  # type: ignore[attr-defined]
-    sources, answers = [], []
-    for q, pool in zip(questions, pooled, strict=True):
-        sources.append(_numbered(store, pool[:top_k]))  # type: ignore[arg-type]
-        answers.append(answerer.answer(q.text, q.text, sources[-1]))
-    return row(Run(name, sources, answers, 0.0), questions, {p.paper_id: p for p in papers})
+    run = runs(store, questions, pooled, [(name, False, "keyword")])[0]  # type: ignore[arg-type]
+    return row(run, questions, {p.paper_id: p for p in papers})
 
 
 def calibration(sets: Sequence[Set], static: StaticEmbedder) -> tuple[float, float]:

@@ -55,10 +55,15 @@ def _numbered(store: Store, passages: list[Passage]) -> list[Passage]:
     return out
 
 
-def runs(store: Store, questions: Sequence[Question], pooled: list[list[Passage]]) -> list[Run]:
+def runs(
+    store: Store,
+    questions: Sequence[Question],
+    pooled: list[list[Passage]],
+    configs: Sequence[tuple[str, bool, Scorer]] = CONFIGS,
+) -> list[Run]:
     top_k = store.settings.retrieval.top_k
     out = []
-    for name, reranked, scorer in CONFIGS:
+    for name, reranked, scorer in configs:
         answerer = ExtractiveAnswerer(store.embedder, store.settings.answer, scorer)
         sources, answers, started = [], [], time.perf_counter()
         for q, pool in zip(questions, pooled, strict=True):
