@@ -22,8 +22,8 @@ from dataclasses import dataclass
 
 from assistant.entities import GENERIC, NAME
 from assistant.scoring import idf_weights, overlap, terms
-from assistant.sentences import split_sentences
 from assistant.types import Passage
+from ingest.sentences import split_sentences
 
 TOP = 3  # passages per retriever compared for agreement
 # Fitted by `python -m bench.bench_abstention` on its calibration half (docs/benchmarks.md, "Abstention").

@@ -12,8 +12,8 @@ from typing import Protocol, TypeVar
 
 from assistant.question_type import classify
 from assistant.sentence_features import numbers_in
-from assistant.sentences import Sentence
 from assistant.types import AnswerSentence
+from ingest.sentences import Sentence
 
 
 class Picked(Protocol):

@@ -17,8 +17,8 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from assistant.extractive import NOT_ANSWERED
 from assistant.scoring import idf_weights, mix, overlap, terms
-from assistant.sentences import Sentence, split_sentences
 from assistant.types import Answer, AnswerSentence, Citation, Passage
+from ingest.sentences import Sentence, split_sentences
 from papertalk.settings import AnswerSettings
 from storage.embeddings import embed_texts
 

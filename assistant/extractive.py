@@ -22,8 +22,9 @@ from assistant.question_type import classify
 from assistant.scoring import idf_weights, mix, overlap, similarities, terms
 from assistant.selection import candidates, lexical, rescore
 from assistant.sentence_features import type_bonus
-from assistant.sentences import Sentence, split_sentences
+from assistant.stored_sentences import StoredLookup
 from assistant.types import Answer, AnswerSentence, Citation, Passage
+from ingest.sentences import Sentence, split_sentences, usable
 from papertalk.settings import AnswerSettings
 
 PREFILTER = 6  # sentences embedded per question by the keyword scorer (`scorer="keyword"`; docs/benchmarks.md)
@@ -31,7 +32,6 @@ PER_PASSAGE = 2  # the most of them one passage may give, so that one keyword-ri
 LEARNED_PREFILTER = 6  # sentences the learned scorer embeds: the best by its cheap features, and by keywords
 KEEP_MARGIN = 1.0  # a sentence is quoted after the first when its learned score is within this of the best's
 Scorer = Literal["learned", "keyword"]
-MIN_CHARS, MAX_CHARS = 25, 600
 NOT_ANSWERED = "The indexed papers don't answer this question."
 
 
@@ -64,29 +64,27 @@ def _prefilter(cands: list[_Candidate]) -> list[_Candidate]:
     return kept
 
 
-def usable(sentence: Sentence) -> bool:
-    text = sentence.text
-    if not MIN_CHARS <= len(text) <= MAX_CHARS:
-        return False
-    letters = sum(map(str.isalpha, text))
-    return letters >= 0.55 * len(text)  # tables, equations and reference lists are mostly not letters
-
-
 _usable = usable  # the name assistant/overview_text.py imports
 
 
 class ExtractiveAnswerer(Answerer):
     name = "extractive"
 
-    def __init__(self, embedder: BaseEmbedding, settings: AnswerSettings, scorer: Scorer = "keyword") -> None:
+    def __init__(
+        self,
+        embedder: BaseEmbedding,
+        settings: AnswerSettings,
+        scorer: Scorer = "keyword",
+        stored: StoredLookup | None = None,
+    ) -> None:
         self.embedder = embedder
         self.settings = settings
         self.scorer = scorer  # "keyword": the keyword-prefiltered embedding score used before the learned one
+        self.stored = stored  # the sentence vectors ingest stored: every sentence that has one is scored
 
     def answer(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
-        keyword = self._score(standalone, sources)
+        keyword, best = self._score(standalone, sources)  # abstention is calibrated on the keyword score
         found = keyword if self.scorer == "keyword" else self._learned(standalone, sources)
-        best = max((c.score for c in keyword), default=0.0)  # abstention is calibrated on the keyword score
         evidence = gather(standalone, sources, best)
         if not found or abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence):
             return self._abstain(question, standalone, sources, evidence)
@@ -115,12 +113,14 @@ class ExtractiveAnswerer(Answerer):
 
     def evidence(self, standalone: str, sources: list[Passage]) -> Evidence:
         """What abstention weighs for this question and these sources (`assistant.abstention`)."""
-        return gather(standalone, sources, max((c.score for c in self._score(standalone, sources)), default=0.0))
+        return gather(standalone, sources, self._score(standalone, sources)[1])
 
-    def _score(self, query: str, sources: list[Passage]) -> list[_Candidate]:
+    def _score(self, query: str, sources: list[Passage]) -> tuple[list[_Candidate], float]:
+        """Candidates scored, best first, and the best score among the `PREFILTER` sentences: what abstention
+        weighs, the same whether or not the other sentences have stored vectors to be scored with."""
         pool = [(i, s) for i, p in enumerate(sources) for s in split_sentences(p.text) if usable(s)]
         if not pool:
-            return []
+            return [], 0.0
         pool_terms = terms([s.text for _, s in pool])
         idf = idf_weights(pool_terms)
         q_terms = terms([query])[0]
@@ -129,13 +129,26 @@ class ExtractiveAnswerer(Answerer):
             _Candidate(i, s, overlap(q_terms, t, idf), bonus=type_bonus(kind, s.text))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
-        cands = _prefilter(cands)
-        sims, vectors = similarities(self.embedder, query, [c.sentence.text for c in cands])
-        for cand, sim, vec in zip(cands, sims, vectors, strict=True):
+        chosen = _prefilter(cands)
+        stored = self.stored(sources) if self.stored else {}
+        kept = {id(c) for c in chosen}
+        scored = [c for c in cands if id(c) in kept or c.sentence.text in stored]
+        for cand, sim, vec in zip(scored, *self._similarities(query, scored, stored), strict=True):
             cand.score = float(mix(float(sim), cand.lexical, self.settings.semantic_weight))
             cand.vector = vec
             cand.rank = cand.score + cand.bonus
-        return sorted(cands, key=lambda c: -c.rank)
+        return sorted(scored, key=lambda c: -c.rank), max(c.score for c in chosen)
+
+    def _similarities(
+        self, query: str, cands: list[_Candidate], stored: dict[str, np.ndarray]
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """Cosines to the question and unit vectors: stored ones read, the others embedded now."""
+        fresh = [c.sentence.text for c in cands if c.sentence.text not in stored]
+        if len(fresh) == len(cands):
+            return similarities(self.embedder, query, fresh)
+        made = iter(similarities(self.embedder, query, fresh)[1] if fresh else ())
+        vectors = np.array([stored[c.sentence.text] if c.sentence.text in stored else next(made) for c in cands])
+        return vectors @ np.asarray(self.embedder.get_query_embedding(query), dtype=np.float32), vectors
 
     def _learned(self, query: str, sources: list[Passage]) -> list[_Candidate]:
         """Sentences ordered by the learned scorer (`assistant.selection`), each with its support score."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
-from assistant.sentences import split_sentences
+from ingest.sentences import split_sentences
 
 SHINGLE = 6  # words in a row shared with the instructions that count as repeating them
 NOTE = "removed {n} sentence(s) that repeated papertalk's instructions to the model instead of answering"

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from assistant.entities import kind_counts, kind_of, names
 from assistant.scoring import overlap, terms
-from assistant.sentences import Sentence, split_sentences
 from assistant.types import Answer, AnswerSentence, Citation, ListItem, Passage, Scope
+from ingest.sentences import Sentence, split_sentences
 from papertalk.settings import Settings
 
 MAX_ITEMS = 10

@@ -51,7 +51,7 @@ class OverviewService:
 
     @cached_property
     def sentence_embedder(self) -> SentenceEmbedder:
-        return SentenceEmbedder(self.store.embedder, self.overviews, self.store.vectors.model_name)
+        return SentenceEmbedder(self.store.embedder, self.store.sentence_vectors)
 
     # --- topics -------------------------------------------------------------------------------------
     def topic(self, name: str) -> Topic:

@@ -18,11 +18,11 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from assistant.extractive import _usable
 from assistant.overview_types import Section
 from assistant.scoring import terms
-from assistant.sentences import Sentence, split_sentences
 from assistant.types import Answer, AnswerSentence, Citation, Passage
+from ingest.sentences import Sentence, split_sentences
 from storage.catalog import Catalog, ChunkRow, PaperRow
 from storage.embeddings import embed_texts
-from storage.overviews import Overviews
+from storage.sentence_vectors import SentenceVectors
 
 NEAR_DUPLICATE_COSINE = 0.9
 NEAR_DUPLICATE_TERMS = 0.6  # Jaccard overlap of content terms
@@ -78,14 +78,13 @@ class SentenceEmbedder:
     (in one call) and cached."""
 
     model: BaseEmbedding
-    cache: Overviews | None = None
-    name: str = ""
+    cache: SentenceVectors | None = None
 
     def vectors(self, items: Sequence[tuple[ChunkRow, Sentence]]) -> np.ndarray:
         if not items:
             return np.zeros((0, 0), dtype=np.float32)
         keys = [(chunk.chunk_id, s.start) for chunk, s in items]
-        known = self.cache.sentence_vectors(self.name, list({k[0] for k in keys})) if self.cache else {}
+        known = self.cache.get([k[0] for k in keys]) if self.cache else {}
         missing = [i for i, key in enumerate(keys) if key not in known]
         fresh = embed_texts(self.model, [items[i][1].text for i in missing], short=True) if missing else None
         out = np.zeros((len(items), self.dim(known, fresh)), dtype=np.float32)
@@ -95,7 +94,7 @@ class SentenceEmbedder:
         if fresh is not None:
             out[missing] = fresh
             if self.cache:
-                self.cache.add_sentence_vectors(self.name, {keys[i]: fresh[j] for j, i in enumerate(missing)})
+                self.cache.add({keys[i]: fresh[j] for j, i in enumerate(missing)})
         return out / np.maximum(np.linalg.norm(out, axis=1, keepdims=True), 1e-12)
 
     @staticmethod

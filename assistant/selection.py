@@ -22,8 +22,8 @@ import numpy as np
 from assistant.question_type import QuestionType, classify
 from assistant.scoring import idf_weights, mix
 from assistant.sentence_features import CHEAP, FULL, Context, Query, bigrams, cheap_features, full_row, make_query
-from assistant.sentences import Sentence, split_sentences
 from assistant.types import Passage
+from ingest.sentences import Sentence, split_sentences
 from storage.keyword import KeywordTokenizer
 
 MODEL_PATH = Path(__file__).with_name("selection_model.json")

@@ -14,6 +14,7 @@ from assistant.base import AnswerChunk, Answerer, Turn
 from assistant.lists import list_sources
 from assistant.passages import distinct_sources
 from assistant.retrieval import HybridRetriever
+from assistant.stored_sentences import stored_lookup
 from assistant.types import Answer, Passage, Scope
 from papertalk.errors import InvalidQuestion, NothingIndexed
 from storage.chats import ChatTurn
@@ -51,7 +52,7 @@ class Assistant:
 
     @cached_property
     def answerer(self) -> Answerer:
-        return build_answerer(self.settings, self.store.embedder)
+        return build_answerer(self.settings, self.store.embedder, stored_lookup(self.store.sentence_vectors))
 
     def start_chat(self, scope: Scope, title: str = "") -> str:
         """A new chat in `scope`; refused, as a question would be, when nothing is indexed or the scope is unknown."""

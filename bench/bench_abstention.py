@@ -30,6 +30,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 from assistant.abstention import WEIGHTS, Evidence
 from assistant.extractive import ExtractiveAnswerer
 from assistant.service import Assistant
+from assistant.stored_sentences import stored_lookup
 from assistant.types import Scope
 from bench.bench_qasper import pdf_store, qasper_dir, qasper_store
 from bench.calibrate import CRITERION
@@ -68,7 +69,7 @@ def group_of(q: Question, label: str) -> tuple[str, bool] | None:
 
 def gather_rows(store: Store, questions: Sequence[Question], label: str) -> list[Row]:
     assistant = Assistant(store)
-    answerer = ExtractiveAnswerer(store.embedder, store.settings.answer)
+    answerer = ExtractiveAnswerer(store.embedder, store.settings.answer, stored=stored_lookup(store.sentence_vectors))
     rows = []
     for q in questions:
         grouped = group_of(q, label)

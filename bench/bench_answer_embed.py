@@ -1,7 +1,8 @@
 """The extractive answer's sentence embedding: cheaper ways to do it, and what each costs in answers.
 
-Embedding the 6 pre-filtered sentences is most of an offline question's time at 112k papers (docs/benchmarks.md,
-latency-gist16-112k). This bench answers the bundled-PDF and QASPER questions from one retrieval run (as
+Embedding the 6 pre-filtered sentences was most of an offline question's time at 112k papers (docs/benchmarks.md,
+latency-gist16-112k); ingest now stores every sentence's vector instead (ingest/sentence_vectors.py), the first
+row here. This bench answers the bundled-PDF and QASPER questions from one retrieval run (as
 bench/selection_compare.py does) with the sentence embedding swapped for the variants of
 bench/answer_embed_variants.py, and times the embedding step itself per question in the same run.
 
@@ -52,10 +53,11 @@ def swapped(sims: Similarities, prefilter: int) -> Iterator[list[float]]:
         yield spent
 
 
-def answer_set(data: Set, name: str) -> list[object]:
-    """The row of `bench.selection_compare` for `data`'s questions answered from the first `top_k` passages."""
+def answer_set(data: Set, name: str, stored: bool = False) -> list[object]:
+    """The row of `bench.selection_compare` for `data`'s questions answered from the first `top_k` passages;
+    `stored`: with the sentence vectors ingest stored (every sentence scored), else embedding at question time."""
     _, store, papers, questions, pooled = data
-    run = runs(store, questions, pooled, [(name, False, "keyword")])[0]  # type: ignore[arg-type]
+    run = runs(store, questions, pooled, [(name, False, "keyword")], stored)[0]  # type: ignore[arg-type]
     return row(run, questions, {p.paper_id: p for p in papers})
 
 
@@ -81,7 +83,7 @@ def variants(sets: Sequence[Set]) -> list[tuple[str, Similarities, int]]:
     slope, intercept = calibration(sets, static)
     mapped, fit = static.similarities(slope, intercept), f"x {slope:.2f} {intercept:+.2f}"
     out: list[tuple[str, Similarities, int]] = [
-        ("**today: 6 sentences, bundled model** (default)", similarities, 6),
+        ("6 pre-filtered sentences embedded at question time (before)", similarities, 6),
         ("4 sentences, bundled model", similarities, 4),
         ("3 sentences, bundled model", similarities, 3),
         (f"static piece vectors, 6 sentences ({fit})", mapped, 6),
@@ -93,8 +95,16 @@ def variants(sets: Sequence[Set]) -> list[tuple[str, Similarities, int]]:
     return out
 
 
+STORED = "**stored at ingest: every sentence scored, none embedded at question time** (default)"
+
+
 def table(sets: Sequence[Set]) -> str:
     rows = []
+    for data in sets:
+        with swapped(similarities, extractive.PREFILTER) as spent:
+            cells = answer_set(data, STORED, stored=True)
+        ms = [1000 * s for s in spent] or [0.0]
+        rows.append([data[0], *cells[:6], float(np.median(ms)), float(np.percentile(ms, 95))])
     for name, sims, prefilter in variants(sets):
         for data in sets:
             with swapped(sims, prefilter) as spent:
@@ -115,9 +125,10 @@ def load_sets() -> list[Set]:
 
 
 NOTE = """Same questions and one retrieval run per set (bench_qasper's stores, `top_k` passages per question in
-retrieval order); only the answerer's sentence embedding differs between rows (bench/answer_embed_variants.py).
-Columns as in bench_qasper; *embed CPU ms* is the CPU time (all threads of the process) of the swapped
-embedding step per question in this run, which a shared machine's load inflates far less than wall time. The
+retrieval order); only the answerer's sentence vectors differ between rows: stored at ingest (the first row) or
+embedded at question time (bench/answer_embed_variants.py). Columns as in bench_qasper; *embed CPU ms* is the
+CPU time (all threads of the process) of the swapped embedding step per question in this run (0 with stored
+vectors: no sentence is embedded), which a shared machine's load inflates far less than wall time. The
 static rows' linear map onto today's cosines is fitted on the very sentences today's answers embed in this run,
 which favours them."""
 

@@ -25,6 +25,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 from assistant.extractive import ExtractiveAnswerer
 from assistant.retrieval import HybridRetriever
+from assistant.stored_sentences import stored_lookup
 from assistant.types import Scope
 from bench.bench_qasper import load_qasper, pdf_store, qasper_dir, qasper_store
 from bench.common import add_common_args, markdown_table, publish, quiet_logs, require
@@ -70,7 +71,7 @@ def retrieval_table(qasper: list[Signals], pdfs: list[Signals], top_k: int) -> t
 
 
 def answer_row(store: Store, runs: list[Signals], order: Order, papers: dict[str, Paper]) -> list[object]:
-    answerer = ExtractiveAnswerer(store.embedder, store.settings.answer)
+    answerer = ExtractiveAnswerer(store.embedder, store.settings.answer, stored=stored_lookup(store.sentence_vectors))
     top_k = store.settings.retrieval.top_k
     quoted, first, false_abst, true_abst = [], [], [], []
     for s in runs:

@@ -56,13 +56,14 @@ def instrument(assistant: Any, sentences: list[list[str]]) -> StageClock:
     clock.wrap(retriever, "_dense", "dense")  # Chroma, or exact in memory for a narrow scope
     clock.wrap(store.keywords, "search", "keyword")
     clock.wrap(assistant.answerer, "answer", "answer")
+    clock.wrap(assistant.answerer, "stored", "stored")
     clock.wrap(extractive, "similarities", "sentence_embed")
     return clock
 
 
 def stages_of(raw: dict[str, float]) -> dict[str, float]:
     """Milliseconds per reported stage, derived from the nested wrapped calls."""
-    names = ("candidates", "dense", "keyword", "mask", "resolve", "retrieve", "answer", "sentence_embed")
+    names = ("candidates", "dense", "keyword", "mask", "resolve", "retrieve", "answer", "stored", "sentence_embed")
     ms = dict.fromkeys(names, 0.0) | {k: v * 1000 for k, v in raw.items()}
     return {
         "query embed": ms["candidates"] - ms["dense"] - ms["keyword"],
@@ -71,8 +72,9 @@ def stages_of(raw: dict[str, float]) -> dict[str, float]:
         "keyword: of which paper mask": ms["mask"],
         "scope resolve (SQLite)": ms["resolve"],
         "fusion + hydrate": ms["retrieve"] - ms["candidates"] - ms["resolve"],
+        "answer: stored sentence vectors": ms["stored"],
         "answer: sentence embed": ms["sentence_embed"],
-        "answer: rest": ms["answer"] - ms["sentence_embed"],
+        "answer: rest": ms["answer"] - ms["stored"] - ms["sentence_embed"],
         "other": ms["total"] - ms["retrieve"] - ms["answer"],
         "total": ms["total"],
     }
@@ -180,27 +182,36 @@ def post_filtered(search: Callable[..., Any], allowed: set[str], fetch: int, vec
     return [h for h in search(vector, fetch) if h.paper_id in allowed][:100]
 
 
-def sentence_variants(store: Any, batches: list[list[str]]) -> dict[str, Any]:
-    """p50/p95 ms of embedding each answer's pre-filtered sentences in other ways, same sentences."""
-    from storage.embeddings import OnnxMiniLM, load_tokenizer
+def fill_sentences(assistant: Any, asked: list[tuple[Any, list[str]]]) -> dict[str, Any]:
+    """Sentence vectors stored for every chunk of every paper the timed questions retrieve, before timing:
+    the store was built without them (embedding every sentence of 112k abstracts takes hours here)."""
+    from ingest.sentence_vectors import fill
 
-    model: OnnxMiniLM = store.embedder._model
-    short32 = OnnxMiniLM()
-    short32.__dict__.update(session=model.session, short_tokenizer=load_tokenizer(32))
-    ways: dict[str, Callable[[list[str]], Any]] = {
-        "as now: `embed_texts(short=True)`, gists ≤64 pieces": lambda t: store.embedder.embed_texts(t, short=True),
-        "all in one padded batch": lambda t: model.embed(t, short=True),
-        "one call per sentence (no padding)": lambda t: [model.embed([x], short=True) for x in t],
-        "gists cut at 32 pieces, one batch": lambda t: short32.embed(t, short=True),
-        "only the pre-filter's top half, one batch": lambda t: model.embed(t[: len(t) // 2], short=True),
+    store = assistant.store
+    papers = sorted({p.paper_id for scope, texts in asked for text in texts for p in assistant.sources(text, scope)})
+    chunk_ids = [c.chunk_id for pid in papers for c in store.catalog.chunks_of(pid)]
+    have = {cid for cid, _ in store.sentence_vectors.get(chunk_ids)}
+    missing = [cid for cid in chunk_ids if cid not in have]
+    with Stopwatch() as sw:
+        added = fill(store, missing)
+    return {"papers": len(papers), "chunks": len(chunk_ids), "filled": len(missing), "vectors": added, "s": sw.seconds}
+
+
+def answer_variants(assistant: Any, questions: list[str]) -> dict[str, Any]:
+    """p50/p95 ms of the extractive answer alone, same questions and sources: with the stored sentence vectors
+    (every sentence scored) and with them ignored (the 6 pre-filtered sentences embedded, as before)."""
+    from assistant.extractive import ExtractiveAnswerer
+    from assistant.types import Scope
+
+    stored = assistant.answerer
+    embedding = ExtractiveAnswerer(stored.embedder, stored.settings)
+    items = [(text, assistant.sources(text, Scope())) for text in questions]
+    ways: dict[str, Callable[[Any], Any]] = {
+        "stored sentence vectors, every sentence scored (default)": lambda it: stored.answer(it[0], it[0], it[1]),
+        "6 pre-filtered sentences embedded at question time (before)": lambda it: embedding.answer(it[0], it[0], it[1]),
     }
-    out: dict[str, Any] = interleaved(ways, batches)
-    lengths = [[sum(e.attention_mask) for e in model.short_tokenizer.encode_batch(t)] for t in batches]
-    out["pieces"] = {
-        "sentences": float(np.mean([len(x) for x in lengths])),
-        "mean": float(np.mean([np.mean(x) for x in lengths])),
-        "padded_to": float(np.mean([max(x) for x in lengths])),
-    }
+    out: dict[str, Any] = interleaved(ways, items)
+    out["sentences"] = float(np.mean([len(stored._score(text, sources)[0]) for text, sources in items]))
     return out
 
 
@@ -230,6 +241,7 @@ def recall(store: Any, questions: list[str], ids: list[str], matrix: np.ndarray)
 
 def measure(label: str, n_questions: int, n_scoped: int, gist: int) -> dict[str, Any]:
     from assistant.service import Assistant
+    from assistant.types import Scope
     from storage.store import Store
 
     saved = json.loads((CACHE / "questions.json").read_text())
@@ -240,14 +252,14 @@ def measure(label: str, n_questions: int, n_scoped: int, gist: int) -> dict[str,
         store = Store(store_settings(label, gist))
         assistant = Assistant(store)
         assistant.ask(warm[0])
+    kinds = scopes(store, date.fromisoformat(saved["newest"]))
+    filled = fill_sentences(assistant, [(Scope(), timed)] + [(scope, timed[:n_scoped]) for scope in kinds.values()])
     for text in warm[1:]:
         assistant.ask(text)
     sentences: list[list[str]] = []
     clock = instrument(assistant, sentences)
     result: dict[str, Any] = {"label": label, "cold_s": cold.seconds, "all": time_questions(assistant, clock, timed)}
-    answered = sentences[:]
-    newest = date.fromisoformat(saved["newest"])
-    kinds = scopes(store, newest)
+    result["filled"], result["embedded_sentences"] = filled, sum(map(len, sentences))
     indexed = store.catalog.count_papers("indexed")
     for key, scope in kinds.items():
         result[key] = time_scope(assistant, clock, timed[:n_scoped], scope)
@@ -256,7 +268,7 @@ def measure(label: str, n_questions: int, n_scoped: int, gist: int) -> dict[str,
     result["peak_rss_mib"] = peak_rss_mb()
     result["load"] = [load_start, os.getloadavg()[0]]
     result["dense_raw"] = dense_variants(assistant.retriever, timed, kinds)
-    result["sentence_raw"] = sentence_variants(store, answered[:VARIANT_QUESTIONS])
+    result["answer_raw"] = answer_variants(assistant, timed[:VARIANT_QUESTIONS])
     ids, matrix = stored_vectors(store.vectors.collection)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     result |= recall(store, timed, ids, matrix)

@@ -19,9 +19,9 @@ import numpy as np
 
 from assistant.extractive import usable
 from assistant.scoring import idf_weights, similarities, terms
-from assistant.sentences import split_sentences
 from assistant.types import Passage
 from bench.qa_harness import Question, evidence_recall
+from ingest.sentences import split_sentences
 from storage.store import Store
 
 POOL = 40  # passages retrieved per question

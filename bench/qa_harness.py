@@ -29,6 +29,7 @@ from pathlib import Path
 
 from assistant.extractive import ExtractiveAnswerer
 from assistant.service import Assistant
+from assistant.stored_sentences import stored_lookup
 from assistant.types import Answer, Passage, Scope
 from ingest.pipeline import Ingestor
 from papertalk.settings import Settings
@@ -182,5 +183,5 @@ def ask_all(store: Store, questions: Sequence[Question]) -> list[Outcome]:
 def reanswer(store: Store, outcomes: Sequence[Outcome], abstain_below: float) -> list[Answer]:
     """The answers the same sources give with `abstain_below` as the threshold (no new retrieval)."""
     answer_settings = store.settings.answer.model_copy(update={"abstain_below": abstain_below})
-    answerer = ExtractiveAnswerer(store.embedder, answer_settings)
+    answerer = ExtractiveAnswerer(store.embedder, answer_settings, stored=stored_lookup(store.sentence_vectors))
     return [answerer.answer(o.question.text, o.question.text, o.sources) for o in outcomes]

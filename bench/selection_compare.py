@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from assistant.extractive import ExtractiveAnswerer, Scorer
 from assistant.passages import distinct_sources
 from assistant.service import Assistant
+from assistant.stored_sentences import stored_lookup
 from assistant.types import Answer, Passage, Scope
 from bench.common import markdown_table
 from bench.passage_rerank import RERANK_POOL, rerank
@@ -60,11 +61,14 @@ def runs(
     questions: Sequence[Question],
     pooled: list[list[Passage]],
     configs: Sequence[tuple[str, bool, Scorer]] = CONFIGS,
+    stored: bool = True,
 ) -> list[Run]:
+    """`stored`: read the sentence vectors ingest stored (as papertalk does), else embed at question time."""
     top_k = store.settings.retrieval.top_k
+    lookup = stored_lookup(store.sentence_vectors) if stored else None
     out = []
     for name, reranked, scorer in configs:
-        answerer = ExtractiveAnswerer(store.embedder, store.settings.answer, scorer)
+        answerer = ExtractiveAnswerer(store.embedder, store.settings.answer, scorer, lookup)
         sources, answers, started = [], [], time.perf_counter()
         for q, pool in zip(questions, pooled, strict=True):
             kept = rerank(q.text, pool, top_k) if reranked else pool[:top_k]

@@ -24,9 +24,9 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from assistant.extractive import usable
 from assistant.scoring import idf_weights, mix, overlap
 from assistant.selection import Candidate, featurize, question_query
-from assistant.sentences import Sentence
 from assistant.types import Passage
 from bench.qa_harness import Question, covers, shingles
+from ingest.sentences import Sentence
 from storage.embeddings import embed_texts
 
 

@@ -17,12 +17,12 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from assistant.citations import MIN_SOURCE_SENTENCE, CitationChecker
 from assistant.scoring import idf_weights, mix, overlap, terms
-from assistant.sentences import split_sentences
 from assistant.types import Passage
 from bench.common import shared_dir
 from bench.eval_data import Claim, half, scifact_claims, scifact_sentences
 from bench.qa_harness import Question, covers, shingles
 from bench.thresholds import Sample
+from ingest.sentences import split_sentences
 from papertalk.settings import AnswerSettings
 from storage.embeddings import embed_texts
 from storage.records import Paper

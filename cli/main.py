@@ -136,6 +136,19 @@ def ingest(
     raise typer.Exit(1 if failed else 0)
 
 
+@app.command("embed-sentences")
+def embed_sentences() -> None:
+    """Embed the sentences of stored chunks that have none yet (the demo corpus, or a store made before
+    sentence vectors), so that offline answers over them embed nothing while you wait."""
+    from ingest.sentence_vectors import fill, missing_chunks
+
+    store = get_store()
+    missing = missing_chunks(store)
+    with progress_bar("chunks", len(missing), every_s=store.settings.progress_every_s) as advance:
+        added = fill(store, missing, progress=advance)
+    console.print(f"{added} sentence vectors stored for {len(missing)} chunks that had none")
+
+
 @app.command("ingest-arxiv")
 def ingest_arxiv(
     file: Annotated[Path, typer.Argument(help="arXiv metadata, JSON lines in the bulk-snapshot layout (.gz ok).")],

@@ -1,7 +1,9 @@
 """Loading the bundled demo corpus into a store (first run only), for the CLI's `papertalk demo` or any other door.
 
 The corpus goes through the same ingest as any other (`ingest.service`), its chunk vectors read from the
-shipped file when they match. No paper is tagged by hand: the topic assigner scores every paper against the
+shipped file when they match. Its sentences are not embedded at load (that would add minutes to the first
+run): answers over the demo embed the few sentences they weigh at question time, as with
+`embedding.sentence_vectors` off. No paper is tagged by hand: the topic assigner scores every paper against the
 bundled registry (which covers the corpus's field), so the demo topic holds the papers the assigner puts
 there and the neighbouring topics theirs.
 """
@@ -72,7 +74,8 @@ def load_demo_corpus(store: Store, progress: ProgressFactory = _no_progress, say
     ]
     for name, total, items in parts:
         with progress(name, total) as advance:
-            load.reports.append((name, ingest_papers(store, items(), progress=advance, topics=False).report))
+            ingested = ingest_papers(store, items(), progress=advance, topics=False, sentence_vectors=False)
+            load.reports.append((name, ingested.report))
     if store.catalog.get_meta(DEMO_META) == HAND_TAGGED:  # a store loaded before: the assigner decides now
         store.topics.untag(slugify(DEMO_TOPIC), load.reports[0][1].paper_ids)
     if shipped is not None and shipped.asked:  # before topics are scored: their descriptions are no chunk misses

@@ -3,7 +3,8 @@
 Order of writes per batch (what makes a killed run safe to rerun):
 1. catalog: papers recorded as `pending`;
 2. Chroma: the papers' old chunks deleted, new chunks added (ids are deterministic);
-3. catalog: chunk rows replaced and papers marked `indexed`, in one transaction.
+3. catalog: chunk rows (and the vectors of their sentences, ingest/sentence_vectors.py) replaced and papers
+   marked `indexed`, in one transaction.
 A rerun redoes every paper that is still pending; an indexed paper with the same content hash, chunked
 with the same settings and embedding model (its `chunking` fingerprint), is skipped without embedding
 anything. The same content chunked differently is re-chunked and re-embedded.
@@ -18,6 +19,7 @@ from dataclasses import dataclass, field, replace
 from ingest.chunking import Chunker
 from ingest.cleanup import CLEANUP_VERSION
 from ingest.identity import identity_keys, with_file_identity
+from ingest.sentence_vectors import Row, sentence_rows
 from papertalk.settings import Settings
 from storage.catalog import PaperRow
 from storage.embeddings import embed_texts, embedding_identity
@@ -134,10 +136,16 @@ class Ingestor:
     `replace` is set.
     """
 
-    def __init__(self, store: Store, batch_chunks: int = 256, replace: bool = False) -> None:
+    def __init__(
+        self, store: Store, batch_chunks: int = 256, replace: bool = False, sentence_vectors: bool | None = None
+    ) -> None:
         self.store = store
         self.batch_chunks = batch_chunks
         self.replace = replace
+        # embed every chunk's sentences too (ingest/sentence_vectors.py); None: as `embedding.sentence_vectors`
+        self.sentence_vectors = (
+            store.settings.embedding.sentence_vectors if sentence_vectors is None else sentence_vectors
+        )
         self.chunker = Chunker(store.settings.chunking)
         self.fingerprint = chunking_fingerprint(store.settings)
         self._queue: dict[str, _Queued] = {}
@@ -246,6 +254,11 @@ class Ingestor:
         if item.paper.has_full_text:
             self._queued_keys |= identity_keys(item.paper)
 
+    def _sentence_rows(self, chunks: list[Chunk]) -> list[Row]:
+        if not self.sentence_vectors:
+            return []
+        return sentence_rows(self.store.embedder, embedding_identity(self.store.settings)[0], chunks)
+
     def _flush(self, report: IngestReport) -> None:
         self.store.catalog.fill_missing(self._incomplete)
         self.store.catalog.record_files(self._known_files)
@@ -260,8 +273,9 @@ class Ingestor:
         catalog.mark_pending(papers, {q.paper.paper_id: q.digest for q in queued}, self.fingerprint)
         vectors.delete_papers([q.paper.paper_id for q in queued if q.status is not None])
         embeddings = embed_texts(self.store.embedder, [c.embed_text for c in chunks])
+        sentences = self._sentence_rows(chunks)
         vectors.add(chunks, embeddings, {p.paper_id: _yyyymmdd(p) for p in papers})
-        catalog.mark_indexed([p.paper_id for p in papers], chunks)
+        catalog.mark_indexed([p.paper_id for p in papers], chunks, sentences)
         report.chunks += len(chunks)
         for q in queued:
             if q.rechunk:

@@ -40,11 +40,12 @@ def ingest_papers(
     replace: bool = False,
     topic: str | None = None,
     topics: bool = True,
+    sentence_vectors: bool | None = None,
 ) -> Ingested:
     """Ingest `items`; tag every paper of the run with `topic` if given (kept whatever assignment scores);
     then, unless `topics` is False (a caller that assigns once after several runs), assign topics to the
-    papers the run added or changed."""
-    report = Ingestor(store, replace=replace).run(items, progress=progress)
+    papers the run added or changed. `sentence_vectors` overrides `embedding.sentence_vectors`."""
+    report = Ingestor(store, replace=replace, sentence_vectors=sentence_vectors).run(items, progress=progress)
     if topic:
         store.topics.assign(store.topics.ensure(topic), report.paper_ids)
     assigned = assign_topics(store, report.paper_ids) if topics else AssignReport()

@@ -52,6 +52,11 @@ class EmbeddingSettings(_Group):
     max_retries: int = Field(
         2, ge=0, le=10, description="Retries on transient embeddings API errors (`openai` backend)."
     )
+    sentence_vectors: bool = Field(
+        True,
+        description="Embed every sentence of each chunk at ingest too (about twice the embedding work), so that "
+        "offline answers score every retrieved sentence and embed none at question time.",
+    )
 
 
 class ChromaSettings(_Group):

@@ -12,7 +12,7 @@ import json
 import re
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import date, datetime, timezone
@@ -35,6 +35,7 @@ def _paper_values(p: Paper) -> tuple[Any, ...]:
     return (p.paper_id, *_bibliographic(p), p.source, p.arxiv_id, p.path, *identity)
 
 
+_ADD_SENTENCES = "INSERT INTO sentence_vectors(chunk_id, span_start, model, vector) VALUES(?, ?, ?, ?)"
 _RECORD_FILE = (
     "INSERT INTO paper_files(sha256, paper_id, added_at) VALUES(?, ?, ?) "
     "ON CONFLICT(sha256) DO UPDATE SET paper_id = excluded.paper_id"
@@ -336,15 +337,22 @@ class Catalog:
         )
         return rows[0][0] if rows else None
 
-    def mark_indexed(self, paper_ids: list[str], chunks: list[Chunk]) -> None:
-        """Replace the papers' chunk rows and mark them indexed, atomically, with the version bump and the
-        papers' `chunk_changes` rows (inside the transaction: concurrent ingests never share a version)."""
+    def mark_indexed(
+        self, paper_ids: list[str], chunks: list[Chunk], sentences: Sequence[tuple[str, int, str, bytes]] = ()
+    ) -> None:
+        """Replace the papers' chunk rows (and their sentence vectors: (chunk id, start, model, vector) rows,
+        storage/sentence_vectors.py) and mark them indexed, atomically, with the version bump and the papers'
+        `chunk_changes` rows (inside the transaction: concurrent ingests never share a version)."""
         marks = ",".join("?" * len(paper_ids))
         counts: dict[str, int] = {pid: 0 for pid in paper_ids}
         for c in chunks:
             counts[c.paper_id] += 1
+        old_sentences = (
+            f"DELETE FROM sentence_vectors WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE paper_id IN ({marks}))"
+        )
         self.transaction(
             [
+                (old_sentences, tuple(paper_ids)),
                 (f"DELETE FROM chunks WHERE paper_id IN ({marks})", tuple(paper_ids)),
                 (
                     "INSERT INTO chunks(chunk_id, paper_id, ordinal, text, page_start, page_end, section, caption) "
@@ -368,6 +376,7 @@ class Catalog:
                     f"FROM meta m, papers p WHERE m.key = 'chunks_version' AND p.paper_id IN ({marks})",
                     tuple(paper_ids),
                 ),
+                *([(_ADD_SENTENCES, list(sentences))] if sentences else []),
             ]
         )
 

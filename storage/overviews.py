@@ -4,9 +4,9 @@ A row keeps the ids of the papers the overview was built from, its themes (membe
 its text with citations, the backend and the build time, and the state a refresh reuses (the topic's
 centre and its most central papers). The catalog holds JSON; the assistant gives it meaning.
 
-Sentence vectors of quoted chunks are kept too (by chunk id, which changes with the chunk's content), so
-that a refresh embeds only the sentences of papers it has not read before. The tables are created by
-`storage.migrations` (m007_overviews).
+A refresh embeds only the sentences of papers it has not read before: their vectors are kept by
+storage/sentence_vectors.py (and written at ingest). The tables are created by `storage.migrations`
+(m007_overviews).
 """
 
 from __future__ import annotations
@@ -16,11 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-import numpy as np
-
 from storage.catalog import Catalog
-
-SQL_BATCH = 500
 
 
 @dataclass(frozen=True)
@@ -80,21 +76,3 @@ class Overviews:
 
     def delete(self, slug: str) -> None:
         self.catalog.transaction([("DELETE FROM overviews WHERE slug = ?", (slug,))])
-
-    # --- sentence vectors ---------------------------------------------------------------------------
-    def sentence_vectors(self, model: str, chunk_ids: list[str]) -> dict[tuple[str, int], np.ndarray]:
-        """Stored vectors of the sentences of these chunks, by (chunk id, sentence start)."""
-        out: dict[tuple[str, int], np.ndarray] = {}
-        for start in range(0, len(chunk_ids), SQL_BATCH):
-            part = chunk_ids[start : start + SQL_BATCH]
-            marks = ",".join("?" * len(part))
-            sql = f"SELECT chunk_id, span_start, vector FROM sentence_vectors WHERE model = ? AND chunk_id IN ({marks})"
-            for r in self.catalog.query(sql, [model, *part]):
-                out[(r["chunk_id"], r["span_start"])] = np.frombuffer(r["vector"], dtype=np.float32)
-        return out
-
-    def add_sentence_vectors(self, model: str, vectors: dict[tuple[str, int], np.ndarray]) -> None:
-        rows = [(cid, start, model, np.asarray(v, dtype=np.float32).tobytes()) for (cid, start), v in vectors.items()]
-        if rows:
-            sql = "INSERT OR REPLACE INTO sentence_vectors(chunk_id, span_start, model, vector) VALUES(?, ?, ?, ?)"
-            self.catalog.transaction([(sql, rows)])

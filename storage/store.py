@@ -16,6 +16,7 @@ if TYPE_CHECKING:  # the model and the vector store load on first use: `papers l
     from llama_index.core.base.embeddings.base import BaseEmbedding
 
     from storage.scope_vectors import ScopeVectors
+    from storage.sentence_vectors import SentenceVectors
     from storage.vectors import VectorIndex
 
 
@@ -57,6 +58,14 @@ class Store:
         from storage.scope_vectors import ScopeVectors
 
         return ScopeVectors(self.catalog, self.vectors)
+
+    @cached_property
+    def sentence_vectors(self) -> SentenceVectors:
+        """Each chunk's sentences embedded once, at ingest or by an overview (storage/sentence_vectors.py)."""
+        from storage.embeddings import embedding_identity
+        from storage.sentence_vectors import SentenceVectors
+
+        return SentenceVectors(self.catalog, *embedding_identity(self.settings))
 
     @cached_property
     def keywords(self) -> KeywordIndex:

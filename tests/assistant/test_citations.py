@@ -7,8 +7,8 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from assistant.citations import CitationChecker, answer_sentences, is_abstention, parse_marker, strip_markers
 from assistant.extractive import NOT_ANSWERED
-from assistant.sentences import split_sentences
 from assistant.types import Answer, Passage
+from ingest.sentences import split_sentences
 from papertalk.settings import AnswerSettings, Settings
 from storage.embeddings import build_embedding
 from tests.conftest import demo_records

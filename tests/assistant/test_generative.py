@@ -66,7 +66,7 @@ def prompt_sources(request: Request) -> dict[int, str]:
 
 
 def first_sentence(text: str) -> str:
-    from assistant.sentences import split_sentences
+    from ingest.sentences import split_sentences
 
     return next(s.text for s in split_sentences(text) if len(s.text) > 50 and s.text.endswith(".")).rstrip(".")
 

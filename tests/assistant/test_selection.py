@@ -11,8 +11,8 @@ from assistant.extractive import usable
 from assistant.question_type import classify
 from assistant.selection import MODEL_PATH, candidates, load_model
 from assistant.sentence_features import CHEAP, FULL, defines, numbers_in, type_bonus
-from assistant.sentences import Sentence
 from assistant.types import AnswerSentence, Citation, Passage
+from ingest.sentences import Sentence
 
 
 @pytest.mark.parametrize(

@@ -31,12 +31,13 @@ def _chunk_counts(store: Store) -> dict[str, int]:
 
 @pytest.fixture
 def embedded(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """The texts embedded by the local model during the test."""
+    """The chunk texts embedded by the local model during the test (not the sentence gists, `short=True`)."""
     texts: list[str] = []
     original = LocalMiniLMEmbedding.embed_texts
 
     def counting(self: LocalMiniLMEmbedding, batch: list[str], **kw):  # type: ignore[no-untyped-def]
-        texts.extend(batch)
+        if not kw.get("short"):
+            texts.extend(batch)
         return original(self, batch, **kw)
 
     monkeypatch.setattr(LocalMiniLMEmbedding, "embed_texts", counting)

@@ -13,6 +13,7 @@ from assistant.service import Assistant
 from assistant.types import Scope
 from ingest.arxiv_metadata import RecordFilter
 from ingest.pipeline import Ingestor
+from ingest.sentence_vectors import fill, missing_chunks
 from ingest.sources import arxiv_papers, pdf_papers
 from ingest.topic_assign import TopicAssigner
 from papertalk.settings import Settings
@@ -33,6 +34,20 @@ def _answer(answer: Any) -> dict[str, Any]:
     }
 
 
+def _sentence_vectors(store: Store) -> list[Any]:
+    """The sentence vectors ingest stored (none left behind by a replaced chunk), then the same refilled."""
+    counts = "SELECT count(*), count(DISTINCT chunk_id) FROM sentence_vectors"
+    orphans = "SELECT count(*) FROM sentence_vectors WHERE chunk_id NOT IN (SELECT chunk_id FROM chunks)"
+    stored = store.catalog.query(counts)[0]
+    out: list[Any] = [(stored[0], stored[1], store.catalog.query(orphans)[0][0])]
+    store.catalog.transaction([("DELETE FROM sentence_vectors", ())])
+    out.append(fill(store, missing_chunks(store)))
+    refilled = store.catalog.query(counts)[0]
+    out.append((refilled[0], refilled[1]))
+    assert refilled[0] == stored[0] > 0
+    return out
+
+
 def _scenario(store: Store, tmp_path: Path) -> list[Any]:
     """Every step's observable result (timestamps and generated ids left out)."""
     records = demo_records(12)
@@ -41,6 +56,7 @@ def _scenario(store: Store, tmp_path: Path) -> list[Any]:
     pdf = text_pdf(tmp_path / "notes.pdf", [[f"Line {i} of notes on retrieval for agents." for i in range(30)]])
     report2 = Ingestor(store).run(pdf_papers([pdf]))
     out += [(report.added, report.chunks), (report2.added, report2.chunks)]
+    out += _sentence_vectors(store)
     out.append(TopicAssigner(store).assign_all().summary().split(" in ")[0])
     out.append([(t.slug, t.papers) for t in store.topics.all()])
     store.library.follow(RAG)

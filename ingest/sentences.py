@@ -1,4 +1,8 @@
-"""Sentence splitting with character spans, tuned for scientific prose (e.g., et al., Fig. 3, 0.5)."""
+"""Sentence splitting with character spans, tuned for scientific prose (e.g., et al., Fig. 3, 0.5).
+
+Ingest splits each chunk with it to embed every sentence once (ingest/sentence_vectors.py); the offline answer
+splits the retrieved passages with it and finds those vectors by (chunk id, sentence start).
+"""
 
 from __future__ import annotations
 
@@ -78,3 +82,15 @@ def _append(out: list[Sentence], text: str, start: int, end: int) -> None:
         end -= 1
     if end > start:
         out.append(Sentence(text[start:end], start, end))
+
+
+MIN_CHARS, MAX_CHARS = 25, 600
+
+
+def usable(sentence: Sentence) -> bool:
+    """A sentence an answer may quote: prose of a quotable length, not a table row, equation or reference."""
+    text = sentence.text
+    if not MIN_CHARS <= len(text) <= MAX_CHARS:
+        return False
+    letters = sum(map(str.isalpha, text))
+    return letters >= 0.55 * len(text)  # tables, equations and reference lists are mostly not letters
