@@ -19,7 +19,7 @@ from assistant.answer_shape import arrange, compose, pieces
 from assistant.base import AnswerChunk, Answerer
 from assistant.lists import list_answer
 from assistant.question_type import classify
-from assistant.scoring import idf_weights, mix, overlap, similarities, terms
+from assistant.scoring import idf_weights, mix, overlap, query_weight, similarities, terms
 from assistant.selection import candidates, lexical, rescore
 from assistant.sentence_features import type_bonus
 from assistant.stored_sentences import StoredLookup
@@ -124,40 +124,43 @@ class ExtractiveAnswerer(Answerer):
         pool_terms = terms([s.text for _, s in pool])
         idf = idf_weights(pool_terms)
         q_terms = terms([query])[0]
-        kind = classify(query)
+        kind, total = classify(query), query_weight(q_terms, idf)
         cands = [
-            _Candidate(i, s, overlap(q_terms, t, idf), bonus=type_bonus(kind, s.text))
+            _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
         chosen = _prefilter(cands)
         stored = self.stored(sources) if self.stored else {}
         kept = {id(c) for c in chosen}
         scored = [c for c in cands if id(c) in kept or c.sentence.text in stored]
-        for cand, sim, vec in zip(scored, *self._similarities(query, scored, stored), strict=True):
+        texts = [c.sentence.text for c in scored]
+        for cand, sim, vec in zip(scored, *self._similarities(query, texts, stored), strict=True):
             cand.score = float(mix(float(sim), cand.lexical, self.settings.semantic_weight))
             cand.vector = vec
             cand.rank = cand.score + cand.bonus
         return sorted(scored, key=lambda c: -c.rank), max(c.score for c in chosen)
 
     def _similarities(
-        self, query: str, cands: list[_Candidate], stored: dict[str, np.ndarray]
+        self, query: str, texts: list[str], stored: dict[str, np.ndarray]
     ) -> tuple[np.ndarray, np.ndarray]:
-        """Cosines to the question and unit vectors: stored ones read, the others embedded now."""
-        fresh = [c.sentence.text for c in cands if c.sentence.text not in stored]
-        if len(fresh) == len(cands):
+        """Cosines of `texts` to the question and their unit vectors: stored ones read, the others embedded now."""
+        fresh = [t for t in texts if t not in stored]
+        if len(fresh) == len(texts):
             return similarities(self.embedder, query, fresh)
         made = iter(similarities(self.embedder, query, fresh)[1] if fresh else ())
-        vectors = np.array([stored[c.sentence.text] if c.sentence.text in stored else next(made) for c in cands])
+        vectors = np.array([stored[t] if t in stored else next(made) for t in texts])
         return vectors @ np.asarray(self.embedder.get_query_embedding(query), dtype=np.float32), vectors
 
     def _learned(self, query: str, sources: list[Passage]) -> list[_Candidate]:
         """Sentences ordered by the learned scorer (`assistant.selection`), each with its support score."""
         _, found = candidates(query, sources, usable)
         by_keywords = sorted(found, key=lambda c: -(lexical(c) + 0.3 / (1 + c.source)))[:LEARNED_PREFILTER]
-        top = list({id(c): c for c in found[:LEARNED_PREFILTER] + by_keywords}.values())
+        stored = self.stored(sources) if self.stored else {}
+        with_vectors = [c for c in found if c.sentence.text in stored]
+        top = list({id(c): c for c in found[:LEARNED_PREFILTER] + by_keywords + with_vectors}.values())
         if not top:
             return []
-        sims, vectors = similarities(self.embedder, query, [c.sentence.text for c in top])
+        sims, vectors = self._similarities(query, [c.sentence.text for c in top], stored)
         ranked = rescore(top, [float(s) for s in sims], vectors, self.settings.semantic_weight)
         return [_Candidate(c.source, c.sentence, lexical(c), c.support, c.vector, c.score) for c in ranked]
 

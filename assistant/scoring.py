@@ -31,12 +31,18 @@ def idf_weights(pool: Sequence[set[str]]) -> dict[str, float]:
     return {t: math.log(1 + n / (1 + c)) + 0.1 for t, c in df.items()}
 
 
-def overlap(query: set[str], sentence: set[str], idf: dict[str, float]) -> float:
-    """Share of the query's (IDF-weighted) terms that appear in the sentence, 0..1."""
+def overlap(query: set[str], sentence: set[str], idf: dict[str, float], total: float | None = None) -> float:
+    """Share of the query's (IDF-weighted) terms that appear in the sentence, 0..1 (`total`: the query's
+    weight, when the caller scores many sentences against one query)."""
     if not query:
         return 0.0
-    total = sum(idf.get(t, 1.0) for t in query)
+    if total is None:
+        total = query_weight(query, idf)
     return sum(idf.get(t, 1.0) for t in query & sentence) / total
+
+
+def query_weight(query: set[str], idf: dict[str, float]) -> float:
+    return sum(idf.get(t, 1.0) for t in query)
 
 
 def similarities(model: BaseEmbedding, query: str, texts: Sequence[str]) -> tuple[np.ndarray, np.ndarray]:

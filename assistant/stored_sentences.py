@@ -28,7 +28,7 @@ def stored_lookup(vectors: SentenceVectors) -> StoredLookup:
             for sentence in split_sentences(text):
                 vector = by_start.get(sentence.start)
                 if vector is not None and sentence.text not in out:
-                    out[sentence.text] = vector / max(float(np.linalg.norm(vector)), 1e-12)
+                    out[sentence.text] = vector  # unit length as embedded, to float16's precision (1e-3)
         return out
 
     return lookup

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 _ABBREV = {
     "e.g",
@@ -60,7 +61,15 @@ def _is_abbreviation(text: str, dot: int) -> bool:
 
 
 def split_sentences(text: str) -> list[Sentence]:
-    """Sentences of `text` with exact spans; whitespace around them is not part of the span."""
+    """Sentences of `text` with exact spans; whitespace around them is not part of the span.
+
+    An answer splits each passage several times (scoring, stored vectors, abstention, lists): the last few
+    thousand texts' splits are kept."""
+    return list(_split(text))
+
+
+@lru_cache(maxsize=4096)
+def _split(text: str) -> tuple[Sentence, ...]:
     out: list[Sentence] = []
     start = 0
     for m in _BOUNDARY.finditer(text):
@@ -69,7 +78,7 @@ def split_sentences(text: str) -> list[Sentence]:
         _append(out, text, start, m.start() + 1 if text[m.start()] in ".!?" else m.start())
         start = m.end()
     _append(out, text, start, len(text))
-    return out
+    return tuple(out)
 
 
 _LEADING_JUNK = set(" \t\n\u2022\u25cf\u25aa\u2013\u2014-*\u00b7")

@@ -33,6 +33,13 @@ def unpack(blob: bytes, dim: int) -> np.ndarray:
     return np.frombuffer(blob, dtype=np.float16).astype(np.float32)
 
 
+def unpack_many(blobs: list[bytes], dim: int) -> np.ndarray:
+    """Stored vectors as one float32 matrix, decoded in one go when all are float16 (as ingest writes them)."""
+    if blobs and all(len(b) == 2 * dim for b in blobs):
+        return np.frombuffer(b"".join(blobs), dtype=np.float16).reshape(len(blobs), dim).astype(np.float32)
+    return np.array([unpack(b, dim) for b in blobs], dtype=np.float32).reshape(len(blobs), dim)
+
+
 def rows(model: str, vectors: Mapping[Key, np.ndarray]) -> list[tuple[str, int, str, bytes]]:
     return [(cid, start, model, pack(v)) for (cid, start), v in vectors.items()]
 
@@ -73,9 +80,11 @@ class SentenceVectors:
             "SELECT c.chunk_id, c.text, s.span_start, s.vector FROM chunks c "
             f"JOIN sentence_vectors s ON s.chunk_id = c.chunk_id WHERE s.model = ? AND ({' OR '.join(clauses)})"
         )
+        rows = self.catalog.query(sql, params)
+        vectors = unpack_many([r["vector"] for r in rows], self.dim)
         out: dict[str, Stored] = {}
-        for r in self.catalog.query(sql, params):
-            out.setdefault(r["chunk_id"], (r["text"], {}))[1][r["span_start"]] = unpack(r["vector"], self.dim)
+        for r, vector in zip(rows, vectors, strict=True):
+            out.setdefault(r["chunk_id"], (r["text"], {}))[1][r["span_start"]] = vector
         return out
 
     def add(self, vectors: Mapping[Key, np.ndarray]) -> None:

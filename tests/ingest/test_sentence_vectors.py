@@ -15,6 +15,7 @@ from storage.embeddings import MODEL_DIM, embed_texts
 from storage.sentence_vectors import unpack
 from storage.store import Store
 from tests.conftest import S2ORC_PDF, demo_records
+from tests.helpers.cli import invoke_cli
 
 
 def _stored(store: Store) -> dict[tuple[str, int], np.ndarray]:
@@ -69,3 +70,25 @@ def test_with_the_setting_off_ingest_stores_no_sentence_vectors(tmp_path: Path) 
     report = Ingestor(store).run(arxiv_papers(records))
     assert report.chunks >= 4 and _stored(store) == {}
     store.close()
+
+
+def test_embed_sentences_fills_a_store_ingested_without_them_and_a_rerun_embeds_nothing(
+    metadata_file: Path, settings: Settings
+) -> None:
+    off = invoke_cli("ingest-arxiv", metadata_file, "--limit", "5", PAPERTALK_EMBEDDING__SENTENCE_VECTORS="false")
+    assert off.returncode == 0, off.stderr
+    store = Store(settings)
+    assert _stored(store) == {}
+    store.close()
+
+    filled = invoke_cli("embed-sentences")
+
+    assert filled.returncode == 0, filled.stderr
+    store = Store(settings)
+    stored, expected = _stored(store), _expected(store)
+    chunks = store.catalog.count_chunks()
+    store.close()
+    assert set(stored) == set(expected) and expected
+    assert f"{len(expected)} sentence vectors stored for {chunks} chunks that had none" in filled.stdout
+    again = invoke_cli("embed-sentences")
+    assert again.returncode == 0 and "0 sentence vectors stored for 0 chunks" in again.stdout
