@@ -46,6 +46,19 @@ class _Candidate:
     bonus: float = 0.0  # what the question asks for (`type_bonus`): the keyword scorer's nudge
 
 
+@dataclass
+class _Pool:
+    """An answer's candidate sentences, the pre-filtered ones among them, and the stored vectors at hand."""
+
+    cands: list[_Candidate]
+    chosen: list[_Candidate]
+    stored: dict[str, np.ndarray]
+
+    @property
+    def best(self) -> float:
+        return max((c.score for c in self.chosen), default=0.0)
+
+
 def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
     return a.vector is not None and b.vector is not None and float(a.vector @ b.vector) > 0.9
 
@@ -83,14 +96,15 @@ class ExtractiveAnswerer(Answerer):
         self.stored = stored  # the sentence vectors ingest stored: every sentence that has one is scored
 
     def answer(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
-        keyword, best = self._score(standalone, sources)  # abstention is calibrated on the keyword score
-        found = keyword if self.scorer == "keyword" else self._learned(standalone, sources)
+        pool = self._pool(standalone, sources)  # abstention is calibrated on the keyword score
+        best = pool.best
         evidence = gather(standalone, sources, best)
-        if not found or abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence):
+        if not pool.cands or abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence):
             return self._abstain(question, standalone, sources, evidence)
         listed = list_answer(question, standalone, sources, self.name)
         if listed is not None:
             return listed
+        found = self._rank(standalone, pool) if self.scorer == "keyword" else self._learned(standalone, sources)
         picked = self._select(found)
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
@@ -118,9 +132,14 @@ class ExtractiveAnswerer(Answerer):
     def _score(self, query: str, sources: list[Passage]) -> tuple[list[_Candidate], float]:
         """Candidates scored, best first, and the best score among the `PREFILTER` sentences: what abstention
         weighs, the same whether or not the other sentences have stored vectors to be scored with."""
+        pool = self._pool(query, sources)
+        return self._rank(query, pool), pool.best
+
+    def _pool(self, query: str, sources: list[Passage]) -> _Pool:
+        """Every usable sentence with its keyword overlap and answer-type nudge; the `PREFILTER` ones scored."""
         pool = [(i, s) for i, p in enumerate(sources) for s in split_sentences(p.text) if usable(s)]
         if not pool:
-            return [], 0.0
+            return _Pool([], [], {})
         pool_terms = terms([s.text for _, s in pool])
         idf = idf_weights(pool_terms)
         q_terms = terms([query])[0]
@@ -129,16 +148,26 @@ class ExtractiveAnswerer(Answerer):
             _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
-        chosen = _prefilter(cands)
-        stored = self.stored(sources) if self.stored else {}
-        kept = {id(c) for c in chosen}
-        scored = [c for c in cands if id(c) in kept or c.sentence.text in stored]
-        texts = [c.sentence.text for c in scored]
-        for cand, sim, vec in zip(scored, *self._similarities(query, texts, stored), strict=True):
+        scored = _Pool(cands, _prefilter(cands), self.stored(sources) if self.stored else {})
+        self._embed(query, scored.chosen, scored.stored)
+        return scored
+
+    def _rank(self, query: str, pool: _Pool) -> list[_Candidate]:
+        """The pre-filtered sentences and every other one with a stored vector, scored, best first (a list
+        answer needs none of this: it is done after the list is tried)."""
+        chosen = {id(c) for c in pool.chosen}
+        rest = [c for c in pool.cands if id(c) not in chosen and c.sentence.text in pool.stored]
+        self._embed(query, rest, pool.stored)
+        return sorted(pool.chosen + rest, key=lambda c: -c.rank)
+
+    def _embed(self, query: str, cands: list[_Candidate], stored: dict[str, np.ndarray]) -> None:
+        if not cands:
+            return
+        texts = [c.sentence.text for c in cands]
+        for cand, sim, vec in zip(cands, *self._similarities(query, texts, stored), strict=True):
             cand.score = float(mix(float(sim), cand.lexical, self.settings.semantic_weight))
             cand.vector = vec
             cand.rank = cand.score + cand.bonus
-        return sorted(scored, key=lambda c: -c.rank), max(c.score for c in chosen)
 
     def _similarities(
         self, query: str, texts: list[str], stored: dict[str, np.ndarray]
