@@ -27,7 +27,7 @@ from assistant.types import Answer, AnswerSentence, Citation, Passage
 from ingest.sentences import Sentence, split_sentences, usable
 from papertalk.settings import AnswerSettings
 
-PREFILTER = 6  # sentences embedded per question by the keyword scorer (`scorer="keyword"`; docs/benchmarks.md)
+PREFILTER = 6  # sentences scored first, what abstention weighs; embedded now when ingest stored no vector for them
 PER_PASSAGE = 2  # the most of them one passage may give, so that one keyword-rich passage cannot fill the six
 LEARNED_PREFILTER = 6  # sentences the learned scorer embeds: the best by its cheap features, and by keywords
 KEEP_MARGIN = 1.0  # a sentence is quoted after the first when its learned score is within this of the best's

@@ -142,9 +142,9 @@ class Ingestor:
         self.store = store
         self.batch_chunks = batch_chunks
         self.replace = replace
-        # embed every chunk's sentences too (ingest/sentence_vectors.py); None: as `embedding.sentence_vectors`
+        # embed every chunk's sentences too (ingest/sentence_vectors.py); None: as the settings say
         self.sentence_vectors = (
-            store.settings.embedding.sentence_vectors if sentence_vectors is None else sentence_vectors
+            store.settings.embedding.stores_sentences if sentence_vectors is None else sentence_vectors
         )
         self.chunker = Chunker(store.settings.chunking)
         self.fingerprint = chunking_fingerprint(store.settings)

@@ -52,11 +52,17 @@ class EmbeddingSettings(_Group):
     max_retries: int = Field(
         2, ge=0, le=10, description="Retries on transient embeddings API errors (`openai` backend)."
     )
-    sentence_vectors: bool = Field(
-        True,
+    sentence_vectors: bool | None = Field(
+        None,
         description="Embed every sentence of each chunk at ingest too (about twice the embedding work), so that "
-        "offline answers score every retrieved sentence and embed none at question time.",
+        "offline answers score every retrieved sentence and embed none at question time. Unset: on with the `local` "
+        "model, off with an embeddings API (it would double the calls).",
     )
+
+    @property
+    def stores_sentences(self) -> bool:
+        """Whether ingest embeds and stores every sentence (`sentence_vectors`, or by backend when unset)."""
+        return self.backend == "local" if self.sentence_vectors is None else self.sentence_vectors
 
 
 class ChromaSettings(_Group):

@@ -92,3 +92,10 @@ def test_embed_sentences_fills_a_store_ingested_without_them_and_a_rerun_embeds_
     assert f"{len(expected)} sentence vectors stored for {chunks} chunks that had none" in filled.stdout
     again = invoke_cli("embed-sentences")
     assert again.returncode == 0 and "0 sentence vectors stored for 0 chunks" in again.stdout
+
+
+def test_sentence_vectors_default_to_on_with_the_local_model_and_off_with_an_embeddings_api() -> None:
+    assert EmbeddingSettings().stores_sentences is True
+    assert EmbeddingSettings(backend="openai").stores_sentences is False  # it would double the API calls
+    assert EmbeddingSettings(backend="openai", sentence_vectors=True).stores_sentences is True
+    assert EmbeddingSettings(sentence_vectors=False).stores_sentences is False
