@@ -104,7 +104,7 @@ class ExtractiveAnswerer(Answerer):
         listed = list_answer(question, standalone, sources, self.name)
         if listed is not None:
             return listed
-        found = self._rank(standalone, pool) if self.scorer == "keyword" else self._learned(standalone, sources)
+        found = self._rank(standalone, pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
         picked = self._select(found)
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
@@ -127,7 +127,7 @@ class ExtractiveAnswerer(Answerer):
 
     def evidence(self, standalone: str, sources: list[Passage]) -> Evidence:
         """What abstention weighs for this question and these sources (`assistant.abstention`)."""
-        return gather(standalone, sources, self._score(standalone, sources)[1])
+        return gather(standalone, sources, self._pool(standalone, sources).best)
 
     def _score(self, query: str, sources: list[Passage]) -> tuple[list[_Candidate], float]:
         """Candidates scored, best first, and the best score among the `PREFILTER` sentences: what abstention
@@ -180,11 +180,11 @@ class ExtractiveAnswerer(Answerer):
         vectors = np.array([stored[t] if t in stored else next(made) for t in texts])
         return vectors @ np.asarray(self.embedder.get_query_embedding(query), dtype=np.float32), vectors
 
-    def _learned(self, query: str, sources: list[Passage]) -> list[_Candidate]:
+    def _learned(self, query: str, sources: list[Passage], pool: _Pool) -> list[_Candidate]:
         """Sentences ordered by the learned scorer (`assistant.selection`), each with its support score."""
         _, found = candidates(query, sources, usable)
         by_keywords = sorted(found, key=lambda c: -(lexical(c) + 0.3 / (1 + c.source)))[:LEARNED_PREFILTER]
-        stored = self.stored(sources) if self.stored else {}
+        stored = pool.stored
         with_vectors = [c for c in found if c.sentence.text in stored]
         top = list({id(c): c for c in found[:LEARNED_PREFILTER] + by_keywords + with_vectors}.values())
         if not top:

@@ -57,3 +57,17 @@ def test_an_abstract_read_as_one_source_finds_the_vectors_of_all_its_chunks(corp
     whole = {s.text for s in split_sentences(merged[0].text) if usable(s)} & set().union(*in_chunks)
     assert whole <= set(found)
     assert (in_chunks[-1] - in_chunks[0]) & set(found)  # sentences only the later chunk holds are found too
+
+
+def test_the_learned_scorer_reads_the_stored_vectors_too(corpus: Store, monkeypatch: pytest.MonkeyPatch) -> None:
+    sources = Assistant(corpus).sources(QUESTION, Scope(topic=TOPIC))
+    embedded: list[int] = []
+    real = extractive.similarities
+    spy = lambda m, q, texts: embedded.append(len(texts)) or real(m, q, texts)  # noqa: E731
+    monkeypatch.setattr(extractive, "similarities", spy)
+    lookup = stored_lookup(corpus.sentence_vectors)
+    answer = ExtractiveAnswerer(corpus.embedder, corpus.settings.answer, "learned", lookup).answer(
+        QUESTION, QUESTION, sources
+    )
+    assert not answer.abstained and answer.sentences and answer.sentences[0].citations
+    assert embedded == []
