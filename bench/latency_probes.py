@@ -194,7 +194,9 @@ def fill_sentences(assistant: Any, asked: list[tuple[Any, list[str]]]) -> dict[s
     missing = [cid for cid in chunk_ids if cid not in have]
     with Stopwatch() as sw:
         added = fill(store, missing)
-    return {"papers": len(papers), "chunks": len(chunk_ids), "filled": len(missing), "vectors": added, "s": sw.seconds}
+    held = len(store.sentence_vectors.get(chunk_ids))
+    return {"papers": len(papers), "chunks": len(chunk_ids), "filled": len(missing), "vectors": added, "s": sw.seconds,
+            "held": held}  # fmt: skip
 
 
 def answer_variants(assistant: Any, questions: list[str]) -> dict[str, Any]:
@@ -263,7 +265,7 @@ def measure(label: str, n_questions: int, n_scoped: int, gist: int) -> dict[str,
     indexed = store.catalog.count_papers("indexed")
     for key, scope in kinds.items():
         result[key] = time_scope(assistant, clock, timed[:n_scoped], scope)
-        papers = len(assistant.retriever.resolve(scope).paper_ids)  # after timing: resolving keeps the scope
+        papers = len(assistant.retriever.resolve(scope).paper_ids or ())  # after timing: resolving keeps the scope
         result[key] |= {"scope": scope.describe(), "papers": papers, "share": papers / indexed}
     result["peak_rss_mib"] = peak_rss_mb()
     result["load"] = [load_start, os.getloadavg()[0]]
