@@ -8,11 +8,14 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import fcntl
 import gzip
 import itertools
 import json
+import os
 import re
-from collections.abc import Iterator
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -126,19 +129,40 @@ def metadata_file(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.fixture(scope="session")
-def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The answer corpus: two CC BY PDFs and 30 real arXiv records, in one topic."""
-    data = tmp_path_factory.mktemp("corpus")
-    records = data / "records.jsonl"
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """A data dir built by `build` once per run: under pytest-xdist the first worker to ask builds it and the
+    others wait for it, then each worker gets a copy of its own (tests may write to their store)."""
+    own = tmp_path_factory.mktemp(name)
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        build(own / "data")
+        return own / "data"
+    run_dir = tmp_path_factory.getbasetemp().parent  # shared by the run's workers
+    shared = run_dir / f"built-{name}"
+    with open(run_dir / f"built-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (shared / "complete").exists():
+            shutil.rmtree(shared, ignore_errors=True)  # a worker that failed half-way
+            build(shared / "data")
+            (shared / "complete").touch()
+    return Path(shutil.copytree(shared / "data", own / "data"))
+
+
+def _build_corpus(data: Path) -> None:
+    data.mkdir(parents=True)
+    records = data.parent / "records.jsonl"
     records.write_text("".join(json.dumps(r) + "\n" for r in demo_records(30)))
-    store = Store(Settings(data_dir=data / "data"))
+    store = Store(Settings(data_dir=data))
     report = Ingestor(store).run(pdf_papers([S2ORC_PDF, LONGEVAL_PDF]))
     assert not report.failed
     report = Ingestor(store).run(arxiv_papers(records))
     store.topics.assign(store.topics.ensure(TOPIC), report.paper_ids)
     store.close()
-    return data / "data"
+
+
+@pytest.fixture(scope="session")
+def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The answer corpus: two CC BY PDFs and 30 real arXiv records, in one topic."""
+    return built_once(tmp_path_factory, "corpus", _build_corpus)
 
 
 def tool_use_records() -> list[dict]:
@@ -147,16 +171,19 @@ def tool_use_records() -> list[dict]:
     return [r for r in demo_records(3000) if about.search(r["abstract"]) and "multi-turn" in r["abstract"]]
 
 
-@pytest.fixture(scope="session")
-def tool_use_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The multi-turn tool-use papers of the demo corpus, with the demo's shipped vectors, in its topic."""
-    data = tmp_path_factory.mktemp("tooluse")
-    records = data / "records.jsonl"
+def _build_tool_use(data: Path) -> None:
+    data.mkdir(parents=True)
+    records = data.parent / "records.jsonl"
     records.write_text("".join(json.dumps(r) + "\n" for r in tool_use_records()))
-    store = Store(Settings(data_dir=data / "data"))
+    store = Store(Settings(data_dir=data))
     use_shipped_vectors(store)  # the demo's own vectors for its chunks: nothing to embed
     report = Ingestor(store).run(arxiv_papers(records))
     assert not report.failed
     store.topics.assign(store.topics.ensure(DEMO_TOPIC), report.paper_ids)
     store.close()
-    return data / "data"
+
+
+@pytest.fixture(scope="session")
+def tool_use_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The multi-turn tool-use papers of the demo corpus, with the demo's shipped vectors, in its topic."""
+    return built_once(tmp_path_factory, "tooluse", _build_tool_use)
