@@ -30,6 +30,8 @@ from papertalk.settings import AnswerSettings
 PREFILTER = 6  # sentences scored first, what abstention weighs; embedded now when ingest stored no vector for them
 PER_PASSAGE = 2  # the most of them one passage may give, so that one keyword-rich passage cannot fill the six
 LEARNED_PREFILTER = 6  # sentences the learned scorer embeds: the best by its cheap features, and by keywords
+NEIGHBOUR_SHARE = 0.2  # a sentence gains this share of an adjacent sentence's score above NEIGHBOUR_FLOOR:
+NEIGHBOUR_FLOOR = 0.3  # evidence often runs over two sentences (chosen on bench/pdf_qa.json, docs/benchmarks.md)
 KEEP_MARGIN = 1.0  # a sentence is quoted after the first when its learned score is within this of the best's
 Scorer = Literal["learned", "keyword"]
 NOT_ANSWERED = "The indexed papers don't answer this question."
@@ -75,6 +77,19 @@ def _prefilter(cands: list[_Candidate]) -> list[_Candidate]:
             if len(kept) == PREFILTER:
                 break
     return kept
+
+
+def _with_neighbours(cands: list[_Candidate]) -> None:
+    """Each scored sentence ranked by its score and nudge plus a share of the scores of the scored sentences just
+    before and after it in its passage."""
+    ordered = sorted(cands, key=lambda c: (c.source, c.sentence.start))
+    gains = [0.0] * len(ordered)
+    for i in range(len(ordered) - 1):
+        if ordered[i].source == ordered[i + 1].source:
+            gains[i] += NEIGHBOUR_SHARE * max(0.0, ordered[i + 1].score - NEIGHBOUR_FLOOR)
+            gains[i + 1] += NEIGHBOUR_SHARE * max(0.0, ordered[i].score - NEIGHBOUR_FLOOR)
+    for cand, gain in zip(ordered, gains, strict=True):
+        cand.rank = cand.score + cand.bonus + gain
 
 
 _usable = usable  # the name assistant/overview_text.py imports
@@ -158,7 +173,9 @@ class ExtractiveAnswerer(Answerer):
         chosen = {id(c) for c in pool.chosen}
         rest = [c for c in pool.cands if id(c) not in chosen and c.sentence.text in pool.stored]
         self._embed(query, rest, pool.stored)
-        return sorted(pool.chosen + rest, key=lambda c: -c.rank)
+        scored = pool.chosen + rest
+        _with_neighbours(scored)
+        return sorted(scored, key=lambda c: -c.rank)
 
     def _embed(self, query: str, cands: list[_Candidate], stored: dict[str, np.ndarray]) -> None:
         if not cands:

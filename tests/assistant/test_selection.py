@@ -119,3 +119,21 @@ def _sentence(text: str, number: int) -> AnswerSentence:
 def test_a_run_of_sentences_from_one_passage_names_it_once() -> None:
     text = compose([_sentence("One.", 1), _sentence("Two.", 1), _sentence("Three.", 2)])
     assert text == "One. Two. [1] Three. [2]"
+
+
+def test_a_sentence_whose_neighbour_also_answers_outranks_a_lone_one_slightly_better() -> None:
+    from assistant.extractive import _Candidate, _with_neighbours
+
+    def cand(source: int, start: int, score: float) -> _Candidate:
+        return _Candidate(source, Sentence(f"sentence {source}.{start}", start, start + 10), 0.0, score=score)
+
+    lone, weak_after = cand(0, 0, 0.60), cand(0, 20, 0.20)  # its neighbour is below the floor: lends nothing
+    leads, continues = cand(1, 0, 0.58), cand(1, 20, 0.55)  # evidence over two sentences
+    elsewhere = cand(2, 0, 0.90)  # another passage's sentence lends nothing to passage 1
+    cands = [lone, weak_after, leads, continues, elsewhere]
+    for _ in range(2):  # ranking again gives the same ranks
+        _with_neighbours(cands)
+        assert lone.rank == pytest.approx(0.60)
+        assert leads.rank == pytest.approx(0.58 + 0.2 * (0.55 - 0.3))
+        assert elsewhere.rank == pytest.approx(0.90)
+        assert sorted(cands, key=lambda c: -c.rank)[:2] == [elsewhere, leads]
