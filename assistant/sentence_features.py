@@ -163,6 +163,8 @@ def cheap_features(q: Query, c: Context, idf: dict[str, float]) -> list[float]:
 # Hand-set nudges for today's (keyword-prefiltered) scorer, in support-score units: the labelled data at hand
 # has no definition questions to learn them from (docs/benchmarks.md, "Sentence selection").
 DEFINES_BONUS, CAPTION_PENALTY, NUMBER_BONUS = 0.15, 0.15, 0.05
+QUESTION_PENALTY = 0.3  # a paper's own question ("What is the best highlighting algorithm?") is no answer to it
+_ASKS = re.compile(r"\?[\s\"”’')\]]*$")
 
 
 def defines(text: str, subject: str) -> bool:
@@ -175,8 +177,11 @@ def defines(text: str, subject: str) -> bool:
 
 def type_bonus(kind: QuestionType, text: str) -> float:
     """How much what the question asks for moves a sentence's rank: up for the defining sentence of a "what is
-    X" question and for a number that answers a number question, down for a figure or table caption."""
+    X" question and for a number that answers a number question, down for a figure or table caption and for a
+    sentence that is itself a question."""
     bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
+    if _ASKS.search(text):
+        bonus -= QUESTION_PENALTY
     if kind.answer == "definition" and defines(text, kind.subject):
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text):

@@ -85,6 +85,14 @@ def test_the_defining_sentence_of_a_what_is_question_is_nudged_up_and_a_caption_
     )
 
 
+def test_a_sentence_that_asks_a_question_is_nudged_down() -> None:
+    kind = classify("Which alignment method works best for highlighting source sentences?")
+    assert type_bonus(kind, "What is the best highlighting algorithm?") < 0
+    assert type_bonus(kind, 'The annotators were asked "Is the unit supported?"') < 0
+    assert type_bonus(kind, "SuperPAL performs best (0.61 recall@3 vs the next best 0.47).") == 0
+    assert type_bonus(kind, "Is this the best method? We find that SuperPAL performs best.") == 0  # it goes on
+
+
 def test_scoring_a_question_takes_milliseconds() -> None:
     text = " ".join(f"Sentence {i} says the corpus holds {i} million documents of text." for i in range(15))
     sources = [_passage(text, n) for n in range(1, 9)]
