@@ -40,9 +40,10 @@ _AFTER = re.compile(rf"\s+(?:[a-z\-]+\s+)?({_HEAD})\b(?!-)")  # "GRPO algorithm"
 _APPOSITION = re.compile(rf"(?:\s*\([^)]{{0,80}}\))?,?\s+(?:an?|the)\s+(?:[\w\-]+\s+){{0,5}}?({_HEAD})\b(?!-)")
 # "benchmarks such as GAIA and WebShop": found from its trigger words, the head noun read just before them.
 _TRIGGERS = ("such as", "like", "including", "e.g.", "namely", "called", "named", "dubbed")
+_TRIGGER_WORDS = "|".join(re.escape(t) + (",?" if t.endswith(".") else "") for t in _TRIGGERS)  # "e.g.," too
 _BEFORE_TRIGGER = re.compile(r"([a-z]+)\s*(?:,|\()?\s*$")
 _LIST = re.compile(
-    rf"\b({_HEAD})\b(?!-)\s*(?:,|\()?\s*(?:such as|like|including|e\.g\.,?|namely|called|named|dubbed)\s+"
+    rf"\b({_HEAD})\b(?!-)\s*(?:,|\()?\s*(?:{_TRIGGER_WORDS})\s+"
     rf"((?:{_NAME}(?:\s*\([^)]{{0,40}}\))?(?:,\s*|\s+and\s+|\s+or\s+|,\s*and\s+)?){{1,8}})"
 )
 _IN_BRACKETS = re.compile(rf"\(({_NAME})\)")

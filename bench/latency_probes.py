@@ -190,13 +190,13 @@ def fill_sentences(assistant: Any, asked: list[tuple[Any, list[str]]]) -> dict[s
     store = assistant.store
     papers = sorted({p.paper_id for scope, texts in asked for text in texts for p in assistant.sources(text, scope)})
     chunk_ids = [c.chunk_id for pid in papers for c in store.catalog.chunks_of(pid)]
-    have = {cid for cid, _ in store.sentence_vectors.get(chunk_ids)}
+    stored = store.sentence_vectors.get(chunk_ids)
+    have = {cid for cid, _ in stored}
     missing = [cid for cid in chunk_ids if cid not in have]
     with Stopwatch() as sw:
         added = fill(store, missing)
-    held = len(store.sentence_vectors.get(chunk_ids))
     return {"papers": len(papers), "chunks": len(chunk_ids), "filled": len(missing), "vectors": added, "s": sw.seconds,
-            "held": held}  # fmt: skip
+            "held": len(stored) + added}  # fmt: skip
 
 
 def answer_variants(assistant: Any, questions: list[str]) -> dict[str, Any]:

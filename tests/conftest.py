@@ -147,22 +147,27 @@ def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Calla
     return Path(shutil.copytree(shared / "data", own / "data"))
 
 
-def _build_corpus(data: Path) -> None:
+def _build(data: Path, records: list[dict], topic: str, pdfs: tuple[Path, ...] = (), shipped: bool = False) -> None:
+    """A store of `pdfs` and then `records` (with the demo's shipped vectors if `shipped`), all in `topic`."""
     data.mkdir(parents=True)
-    records = data.parent / "records.jsonl"
-    records.write_text("".join(json.dumps(r) + "\n" for r in demo_records(30)))
+    path = data.parent / "records.jsonl"
+    path.write_text("".join(json.dumps(r) + "\n" for r in records))
     store = Store(Settings(data_dir=data))
-    report = Ingestor(store).run(pdf_papers([S2ORC_PDF, LONGEVAL_PDF]))
+    if shipped:
+        use_shipped_vectors(store)  # the demo's own vectors for its chunks: nothing to embed
+    if pdfs:
+        assert not Ingestor(store).run(pdf_papers(list(pdfs))).failed
+    report = Ingestor(store).run(arxiv_papers(path))
     assert not report.failed
-    report = Ingestor(store).run(arxiv_papers(records))
-    store.topics.assign(store.topics.ensure(TOPIC), report.paper_ids)
+    store.topics.assign(store.topics.ensure(topic), report.paper_ids)
     store.close()
 
 
 @pytest.fixture(scope="session")
 def corpus_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The answer corpus: two CC BY PDFs and 30 real arXiv records, in one topic."""
-    return built_once(tmp_path_factory, "corpus", _build_corpus)
+    pdfs = (S2ORC_PDF, LONGEVAL_PDF)
+    return built_once(tmp_path_factory, "corpus", lambda data: _build(data, demo_records(30), TOPIC, pdfs))
 
 
 def tool_use_records() -> list[dict]:
@@ -171,19 +176,8 @@ def tool_use_records() -> list[dict]:
     return [r for r in demo_records(3000) if about.search(r["abstract"]) and "multi-turn" in r["abstract"]]
 
 
-def _build_tool_use(data: Path) -> None:
-    data.mkdir(parents=True)
-    records = data.parent / "records.jsonl"
-    records.write_text("".join(json.dumps(r) + "\n" for r in tool_use_records()))
-    store = Store(Settings(data_dir=data))
-    use_shipped_vectors(store)  # the demo's own vectors for its chunks: nothing to embed
-    report = Ingestor(store).run(arxiv_papers(records))
-    assert not report.failed
-    store.topics.assign(store.topics.ensure(DEMO_TOPIC), report.paper_ids)
-    store.close()
-
-
 @pytest.fixture(scope="session")
 def tool_use_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The multi-turn tool-use papers of the demo corpus, with the demo's shipped vectors, in its topic."""
-    return built_once(tmp_path_factory, "tooluse", _build_tool_use)
+    build = lambda data: _build(data, tool_use_records(), DEMO_TOPIC, shipped=True)  # noqa: E731
+    return built_once(tmp_path_factory, "tooluse", build)
