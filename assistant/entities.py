@@ -142,6 +142,21 @@ def evidence(text: str) -> Iterator[tuple[str, str]]:
             yield m.group(1).rstrip(".-"), long_kind
 
 
+def expands(text: str, name: str) -> bool:
+    """Whether `text` spells out the acronym `name`: "Group Relative Policy Optimization (GRPO)", or "StarPO
+    (State-Thinking-Actions-Reward Policy Optimization)"."""
+    at = text.find(f"({name})")
+    while at >= 0:
+        before = _words_before(text, at)
+        if before and any(_initials_match(" ".join(before.split()[-n:]), name) for n in range(1, 8)):
+            return True
+        at = text.find(f"({name})", at + 1)
+    for m in re.finditer(rf"(?<![\w\-]){re.escape(name)}\s*\(([^()]{{3,100}})\)", text):
+        if _initials_match(m.group(1), name) or _initials_match(re.sub(r"[^\w\s\-]", " ", m.group(1)), name):
+            return True
+    return False
+
+
 def kind_counts(texts: list[str]) -> dict[str, Counter[str]]:
     """For each name the texts describe, how often they describe it as each kind."""
     out: dict[str, Counter[str]] = {}

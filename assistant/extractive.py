@@ -21,7 +21,7 @@ from assistant.lists import list_answer
 from assistant.question_type import classify
 from assistant.scoring import idf_weights, mix, overlap, query_weight, similarities, terms
 from assistant.selection import candidates, lexical, rescore
-from assistant.sentence_features import type_bonus
+from assistant.sentence_features import introduces, type_bonus
 from assistant.stored_sentences import StoredLookup
 from assistant.types import Answer, AnswerSentence, Citation, Passage
 from ingest.sentences import Sentence, split_sentences, usable
@@ -92,6 +92,23 @@ def _with_neighbours(cands: list[_Candidate]) -> None:
         cand.rank = cand.score + cand.bonus + gain
 
 
+def _says_what_is_asked(query: str, cands: list[_Candidate]) -> bool:
+    kind = classify(query)
+    return kind.answer == "definition" and any(introduces(c.sentence.text, kind.subject) for c in cands)
+
+
+def _definition_first(query: str, cands: list[_Candidate]) -> list[_Candidate]:
+    """For a "what is X" question, the best-ranked sentence that says what X is (`introduces`) moved first, so
+    that the answer leads with it however a sentence that only uses X scored; `cands` as they are else."""
+    kind = classify(query)
+    if kind.answer != "definition":
+        return cands
+    for i, cand in enumerate(cands):
+        if introduces(cand.sentence.text, kind.subject):
+            return [cand, *cands[:i], *cands[i + 1 :]]
+    return cands
+
+
 _usable = usable  # the name assistant/overview_text.py imports
 
 
@@ -114,13 +131,17 @@ class ExtractiveAnswerer(Answerer):
         pool = self._pool(standalone, sources)  # abstention is calibrated on the keyword score
         best = pool.best
         evidence = gather(standalone, sources, best)
-        if not pool.cands or abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence):
+        # a sentence that says what the asked-about X is answers "what is X", however the rest scores
+        defined = self.settings.definitions and _says_what_is_asked(standalone, pool.cands)
+        if not pool.cands or (
+            not defined and abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence)
+        ):
             return self._abstain(question, standalone, sources, evidence)
         listed = list_answer(question, standalone, sources, self.name)
         if listed is not None:
             return listed
         found = self._rank(standalone, pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
-        picked = self._select(found)
+        picked = self._select(_definition_first(standalone, found) if self.settings.definitions else found)
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
         papers = [p.paper_id for p in sources]

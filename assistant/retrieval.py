@@ -106,6 +106,15 @@ class HybridRetriever:
         passages = self._hydrate(pool, dict(dense), dict(keyword))
         return weigh_furniture(passages, self.settings.furniture_weight)[:k]
 
+    def keyword_passages(self, query: str, scope: Scope | None = None, k: int = 50) -> list[Passage]:
+        """The best `k` passages in `scope` by BM25 alone, best first (no embedding, no fusion): where a term
+        the question names is written, however the passages' meaning ranks them."""
+        resolved = self.resolve(scope or Scope())
+        if resolved.paper_ids is not None and not resolved.paper_ids:
+            return []
+        hits = self.store.keywords.search(query, k, paper_ids=resolved.paper_ids, scope_key=resolved.key)
+        return self._hydrate(hits, {}, dict(hits))
+
     def _candidates(
         self, query: str, scope: ResolvedScope, one_paper: bool = False
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:

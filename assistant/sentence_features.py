@@ -14,6 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from assistant.entities import expands
 from assistant.question_type import QuestionType
 from assistant.scoring import overlap
 
@@ -171,12 +172,37 @@ _ASKS = re.compile(  # starts as a question and ends as one; "… the following 
 )
 
 
+def _named(subject: str, text: str) -> re.Match[str] | None:
+    """Where `text` names `subject` as a word of its own ("GRPO", not the "GRPO" of "SC-GRPO" or "GRPO-like")."""
+    return re.search(rf"(?<![\w\-]){re.escape(subject)}(?![\w\-])", text, re.IGNORECASE)
+
+
 def defines(text: str, subject: str) -> bool:
     """`text` defines `subject`: names it near its start and says what it is there ("X is a", "we present X,
     a"); an "is a" later in the sentence is about something else ("... X captures ...; Y (2020) is an update")."""
-    head = text.lower()[: max(80, len(subject) + 30)]
-    return bool(subject) and subject.lower() in head and bool(_DEFINES.search(head) or re.search(
-        rf"{re.escape(subject.lower())}\s*(?:\(\w+\))?\s*,\s*(?:a|an|the)\b", head))  # fmt: skip
+    head = text[: max(80, len(subject) + 30)]
+    return bool(subject) and _named(subject, head) is not None and bool(_DEFINES.search(head) or re.search(
+        rf"{re.escape(subject)}\s*(?:\(\w+\))?\s*,\s*(?:a|an|the)\b", head, re.IGNORECASE))  # fmt: skip
+
+
+def introduces(text: str, subject: str) -> bool:
+    """`text` says what `subject` is, strictly: it spells out the acronym ("Group Relative Policy Optimization
+    (GRPO)", `assistant.entities.expands`), puts what it is right after it ("MCTS, a heuristic search method",
+    "X is an ..."), or introduces it by name ("we propose ARPO"). A sentence that uses X near a verb of
+    introducing ("we propose SC-GRPO", "beyond AgentPRM, we propose InversePRM") does not."""
+    if not subject:
+        return False
+    name = rf"(?<![\w\-]){re.escape(subject)}(?![\w\-])"
+    what = r"(?:,\d*\s+(?:a|an)\s|\s+(?:is|are)\s+(?:a|an)\s|\s+(?:refers to|denotes|stands for)\s)"
+    copula = rf"{name}(?:\s*\([^()]{{0,80}}\))?{what}"
+    named = rf"\b(?:propose|introduce|present|call|name|dub|term)(?:s|d|ed)?\s+(?:a\s+|an\s+|the\s+)?{name}"
+    return expands(text, subject) or bool(re.search(f"{copula}|{named}", text, re.IGNORECASE))
+
+
+def defining(text: str, subject: str) -> bool:
+    """`text` defines `subject` (`defines`: named near the start with a definitional phrase there) or spells
+    it out or introduces it (`introduces`): what earns a "what is X" question's nudge."""
+    return bool(subject) and (defines(text, subject) or introduces(text, subject))
 
 
 def type_bonus(kind: QuestionType, text: str) -> float:
@@ -186,7 +212,7 @@ def type_bonus(kind: QuestionType, text: str) -> float:
     bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
     if _ASKS.search(text):
         bonus -= QUESTION_PENALTY
-    if kind.answer == "definition" and defines(text, kind.subject):
+    if kind.answer == "definition" and defining(text, kind.subject):
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text):
         bonus += NUMBER_BONUS

@@ -11,6 +11,7 @@ from typing import Any
 
 from assistant.backends import build_answerer
 from assistant.base import AnswerChunk, Answerer, Turn
+from assistant.definitions import with_definition
 from assistant.lists import list_sources
 from assistant.passages import distinct_sources
 from assistant.retrieval import HybridRetriever
@@ -103,7 +104,10 @@ class Assistant:
 
     def sources(self, query: str, scope: Scope) -> list[Passage]:
         k = list_sources(query, scope, self.settings)  # a list question reads more passages (None: top_k)
-        passages = distinct_sources(self.retriever.retrieve(query, scope, k), self.store.catalog)
+        found = self.retriever.retrieve(query, scope, k)
+        if self.settings.answer.definitions:
+            found = with_definition(self.retriever, query, scope, found)
+        passages = distinct_sources(found, self.store.catalog)
         for number, passage in enumerate(passages, start=1):
             passage.number = number
         return passages

@@ -12,6 +12,7 @@ current defaults and the best fusion papertalk can run are also run end to end t
     nice -n 10 python -m bench.bench_scifact          # --data DIR for another BEIR-layout folder
     nice -n 10 python -m bench.bench_scifact --signals  # more than two rankings fused (bench/scifact_signals.py)
     nice -n 10 python -m bench.bench_scifact --feedback  # pseudo-relevance feedback etc. (bench/scifact_feedback.py)
+    nice -n 10 python -m bench.bench_scifact --sentences  # each chunk's best stored sentence as a third list
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 from bench.common import ROOT, add_common_args, publish, quiet_logs, require, shared_dir
 from bench.scifact_data import collect_runs, feedback_cost, ingest, load_beir, open_store
-from bench.scifact_feedback import feedback_body
+from bench.scifact_feedback import feedback_body, sentence_body
 from bench.scifact_report import (
     Found,
     baseline_rows,
@@ -49,6 +50,7 @@ def main(argv: Sequence[str] | None = None) -> None:
     parser.add_argument("--max-train", type=int, default=0, help="tune on the first N train claims only (0: all)")
     parser.add_argument("--signals", action="store_true", help="fuse more than two rankings per paper instead")
     parser.add_argument("--feedback", action="store_true", help="second-round variants of the shipped fusion instead")
+    parser.add_argument("--sentences", action="store_true", help="the best stored sentence as a third list instead")
     add_common_args(parser)
     args = parser.parse_args(argv)
     folder = args.data or shared_dir() / "data" / "eval" / "scifact" / "beir"
@@ -62,6 +64,10 @@ def main(argv: Sequence[str] | None = None) -> None:
         if args.feedback:
             title = "SciFact: feedback and other second-round variants"
             publish(args, "scifact-feedback", title, MODULE, feedback_body(store, beir))
+            return
+        if args.sentences:
+            title = "SciFact: the best stored sentence as a third list"
+            publish(args, "scifact-sentences", title, MODULE, sentence_body(store, beir))
             return
         if args.signals:
             publish(

@@ -13,7 +13,9 @@ from a list at that list's floor, a convex combination, a paper at its best fuse
   weighted by its fused score) added to the claim's terms, the keyword search run again;
 - `both feedbacks`: the two second rounds fused;
 - `dense feedback + BM25 k1, b + second chunk`: the three chosen settings together;
-- `title`: a third list, each chunk at the cosine of the claim with its paper's title alone.
+- `title`: a third list, each chunk at the cosine of the claim with its paper's title alone;
+- `best sentence`: a third list, each chunk at the claim's best cosine with one of its sentences, as ingest
+  stored their vectors (storage/sentence_vectors.py): a claim often restates one sentence of its abstract.
 
 Each variant's settings and the dense weight are chosen on the 809 train claims; test is for reference.
 """
@@ -64,6 +66,7 @@ class Exact:
     train: np.ndarray
     test: np.ndarray
     titles: np.ndarray | None = None  # papers x dims, unit length
+    sentences: np.ndarray | None = None  # claims x chunks: the best stored sentence's cosine (0: none stored)
 
     def dense(self, queries: np.ndarray | None = None) -> np.ndarray:
         return (self.queries if queries is None else queries) @ self.vectors.T
@@ -103,7 +106,23 @@ def exact_of(store: Store, beir: Beir, embed_titles: bool) -> Exact:
         tf, np.asarray(tf.sum(axis=1)).ravel(), qterms, relevant,
         np.array([i for i, q in enumerate(qids) if q in beir.qrels["train"]]),
         np.array([i for i, q in enumerate(qids) if q in beir.qrels["test"]]), titles,
+        best_sentences(store, unit(queries), ids),
     )  # fmt: skip
+
+
+def best_sentences(store: Store, queries: np.ndarray, chunk_ids: list[str]) -> np.ndarray | None:
+    """claims x chunks: each chunk's best cosine between the claim and one of its stored sentence vectors."""
+    stored = store.sentence_vectors.get(chunk_ids)
+    if not stored:
+        return None
+    column = {c: i for i, c in enumerate(chunk_ids)}
+    keys = sorted(stored, key=lambda key: column[key[0]])
+    owners = np.array([column[c] for c, _ in keys])
+    sims = queries @ unit(np.stack([stored[k] for k in keys])).T
+    starts = np.flatnonzero(np.r_[True, owners[1:] != owners[:-1]])
+    out = np.zeros((len(queries), len(chunk_ids)), dtype=np.float32)
+    out[:, owners[starts]] = np.maximum.reduceat(sims, starts, axis=1)
+    return out
 
 
 def _counts(tokens: list[list[str]], vocab: dict[str, int], grow: bool) -> sparse.csr_matrix:
@@ -242,6 +261,7 @@ def tune(ex: Exact, variant: str, settings: dict[str, Ranker], weights: Sequence
 # --- the run -------------------------------------------------------------------------------------
 BM25_GRID = list(itertools.product((0.6, 0.9, 1.2, 1.5), (0.5, 0.75, 0.9, 1.0)))
 ROCCHIO_GRID = list(itertools.product(("fused", "dense"), (3, 5, 10), (0.25, 0.5, 1.0)))
+SENTENCE_SHARES = (0.2, 0.35, 0.5)
 RM3_GRID = list(itertools.product((3, 5, 10), (10, 20), (0.5, 0.7)))
 
 
@@ -278,7 +298,15 @@ def run_variants(ex: Exact, log: Callable[[str], None]) -> tuple[list[Result], R
     if ex.titles is not None:
         title = (ex.queries @ ex.titles.T)[:, ex.chunk_paper]
         add("title", {f"share {s:g}": hybrid(ex, dense, keyword, third=title, third_share=s) for s in (0.1, 0.2, 0.3)})
+    if ex.sentences is not None:
+        add("best sentence", sentence_settings(ex, dense, keyword))
     return out, runnable, rocchio[runnable.setting]
+
+
+def sentence_settings(ex: Exact, dense: np.ndarray, keyword: np.ndarray) -> dict[str, Ranker]:
+    """The best-sentence list at each share of the fused score (dense and BM25 share the rest as before)."""
+    assert ex.sentences is not None
+    return {f"share {s:g}": hybrid(ex, dense, keyword, third=ex.sentences, third_share=s) for s in SENTENCE_SHARES}
 
 
 def _feedback_rounds(
@@ -339,17 +367,22 @@ def _timed(retriever: HybridRetriever, queries: Sequence[str]) -> list[float]:
     return out
 
 
-def feedback_body(store: Store, beir: Beir) -> str:
-    ex = exact_of(store, beir, embed_titles=True)
-    results, dense_fb, (source, chunks, weight) = run_variants(ex, lambda line: print(line, flush=True))
+def results_table(results: Sequence[Result]) -> str:
+    """Each variant's setting and scores, and its test gain over the first row (the defaults)."""
     base = results[0].test[0]
-    table = markdown_table(
+    return markdown_table(
         ["variant", "setting chosen on train", "dense weight", "train nDCG@10", "train R@100", "test nDCG@10",
          "test R@100", "test vs defaults"],
         [[r.variant, r.setting, f"{r.weight:g}", r.train[0], r.train[1], r.test[0], r.test[1],
           f"{r.test[0] - base:+.3f}"] for r in results],
         digits=3,
     )  # fmt: skip
+
+
+def feedback_body(store: Store, beir: Beir) -> str:
+    ex = exact_of(store, beir, embed_titles=True)
+    results, dense_fb, (source, chunks, weight) = run_variants(ex, lambda line: print(line, flush=True))
+    table = results_table(results)
     best = max(results, key=lambda r: round(r.train[0], 4))
     pipeline = _pipeline(store, beir, source, chunks, weight, dense_fb.weight)
     return (
@@ -362,6 +395,31 @@ def feedback_body(store: Store, beir: Beir) -> str:
         "bm25s's defaults, is the same row while the index keeps them."
         f"\n\n{table}\n\nBest on train: {best.variant} ({best.setting}, dense weight "
         f"{best.weight:g}): train nDCG@10 {best.train[0]:.3f}, test {best.test[0]:.3f}.\n{pipeline}"
+    )
+
+
+def sentence_body(store: Store, beir: Beir) -> str:
+    """Only the shipped fusion and the best-sentence list beside it (`bench_scifact --sentences`)."""
+    ex = exact_of(store, beir, embed_titles=False)
+    if ex.sentences is None:
+        raise SystemExit("the SciFact store holds no sentence vectors: run `papertalk embed-sentences` on it")
+    dense, keyword = ex.dense(), ex.bm25()
+    results = [
+        tune(ex, "current defaults", {f"k1={K1:g}, b={B:g}": hybrid(ex, dense, keyword)}, (SHIPPED_WEIGHT,)),
+        tune(ex, "best sentence", sentence_settings(ex, dense, keyword)),
+    ]
+    alone = hybrid(ex, ex.sentences, keyword)
+    results.append(Result("best sentence alone", "no BM25", 1.0, mean_scores(ex, ex.train, alone, 1.0),
+                          mean_scores(ex, ex.test, alone, 1.0)))  # fmt: skip
+    table = results_table(results)
+    stored = int((ex.sentences[0] != 0).sum())
+    return (
+        f"{len(ex.chunk_ids):,} chunks of the 5,183 abstracts ({stored:,} with stored sentence vectors); "
+        f"{len(ex.train):,} train and {len(ex.test)} test claims; exact search as in the feedback section. "
+        "Best sentence: a third list in the convex fusion, each chunk at the claim's best cosine with one of its "
+        "sentences (the vectors ingest stores for offline answers), its share of the fused score and the dense "
+        "weight chosen on train; the dense and BM25 lists share the rest as before. `best sentence alone`: the "
+        f"sentence list in place of the chunk cosines, no BM25.\n\n{table}\n"
     )
 
 

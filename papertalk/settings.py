@@ -226,6 +226,12 @@ class AnswerSettings(_Group):
     semantic_weight: float = Field(
         0.7, ge=0, le=1, description="Share of embedding similarity (vs keyword overlap) in sentence scores."
     )
+    definitions: bool = Field(
+        True,
+        description='A "what is X" question is answered from the sentence that says what X is: when the retrieved '
+        "passages only use X, the scope's passages BM25 ranks best for X are read for one, and an extractive "
+        "answer leads with it (measured on the demo corpus; see docs/benchmarks.md).",
+    )
 
 
 class PdfSettings(_Group):

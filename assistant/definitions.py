@@ -1,0 +1,36 @@
+"""Definition questions ("What is GRPO?"): a source that says what the thing is, when retrieval found none.
+
+The retrieved passages on a "what is X" question often only use X ("... outperforms GRPO by 3%"), while the
+sentence that says what X is ("we propose Group Relative Policy Optimization (GRPO), a ...") sits in a
+passage that ranks lower. When none of the sources holds such a sentence (`introduces`), the passages of the
+scope that BM25 ranks best for X alone are read, and the first that holds one joins the sources; the
+extractive answer then leads with it (assistant/extractive.py).
+"""
+
+from __future__ import annotations
+
+from assistant.question_type import classify
+from assistant.retrieval import HybridRetriever
+from assistant.sentence_features import introduces
+from assistant.types import Passage, Scope
+from ingest.sentences import split_sentences, usable
+
+LOOKED_AT = 100  # passages read for a defining sentence (by BM25 for the subject alone)
+
+
+def says_what(text: str, subject: str) -> bool:
+    """Whether a usable sentence of `text` says what `subject` is."""
+    return any(introduces(s.text, subject) for s in split_sentences(text) if usable(s))
+
+
+def with_definition(retriever: HybridRetriever, query: str, scope: Scope, sources: list[Passage]) -> list[Passage]:
+    """`sources`, and for a definition question none of whose sources says what its subject is, the
+    best-ranked passage in scope (by BM25 for the subject) that does, if any, after them."""
+    kind = classify(query)
+    if kind.answer != "definition" or any(says_what(p.text, kind.subject) for p in sources):
+        return sources
+    have = {p.chunk_id for p in sources}
+    for passage in retriever.keyword_passages(kind.subject, scope, LOOKED_AT):
+        if passage.chunk_id not in have and says_what(passage.text, kind.subject):
+            return [*sources, passage]
+    return sources
