@@ -41,9 +41,7 @@ _ABBREV = {
     "jr",
     "sr",
 }
-# A sentence ends at . ! ? before a capital, at a blank line, or where a list item's bullet starts the next
-# ("... as follows: • We introduce X ... • We develop Y ..."): each item is a sentence of its own.
-_BOUNDARY = re.compile(r"[.!?](?:[\"')\]]*)\s+(?=[A-Z0-9\[(\"'])|\n\s*\n|\s*[\u2022\u25cf\u25aa\u25e6]\s+")
+_BOUNDARY = re.compile(r"[.!?](?:[\"')\]]*)\s+(?=[A-Z0-9\[(\"'])|\n\s*\n")
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 
