@@ -9,9 +9,11 @@ extractive answer then leads with it (assistant/extractive.py).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from assistant.question_type import classify
 from assistant.retrieval import HybridRetriever
-from assistant.sentence_features import introduces
+from assistant.sentence_features import introduces, name_like
 from assistant.types import Passage, Scope
 from ingest.sentences import split_sentences, usable
 
@@ -24,13 +26,17 @@ def says_what(text: str, subject: str) -> bool:
 
 
 def with_definition(retriever: HybridRetriever, query: str, scope: Scope, sources: list[Passage]) -> list[Passage]:
-    """`sources`, and for a definition question none of whose sources says what its subject is, the
-    best-ranked passage in scope (by BM25 for the subject) that does, if any, after them."""
+    """`sources`, and for a definition question about a name (`name_like`) none of whose sources says what it
+    is, the best-ranked passage in scope (by BM25 for the name) that does, if any, after them."""
     kind = classify(query)
-    if kind.answer != "definition" or any(says_what(p.text, kind.subject) for p in sources):
+    if kind.answer != "definition" or not name_like(kind.subject):
+        return sources  # an everyday word ("what is time?") is no name a paper introduces
+    if any(says_what(p.text, kind.subject) for p in sources):
         return sources
     have = {p.chunk_id for p in sources}
     for passage in retriever.keyword_passages(kind.subject, scope, LOOKED_AT):
         if passage.chunk_id not in have and says_what(passage.text, kind.subject):
-            return [*sources, passage]
+            # not scored for the question: it ranks last, and weighs nothing where the retrievers' scores do
+            last = min((p.score for p in sources), default=0.0)
+            return [*sources, replace(passage, score=last, dense_score=None, keyword_score=None)]
     return sources

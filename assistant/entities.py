@@ -145,12 +145,10 @@ def evidence(text: str) -> Iterator[tuple[str, str]]:
 def expands(text: str, name: str) -> bool:
     """Whether `text` spells out the acronym `name`: "Group Relative Policy Optimization (GRPO)", or "StarPO
     (State-Thinking-Actions-Reward Policy Optimization)"."""
-    at = text.find(f"({name})")
-    while at >= 0:
-        before = _words_before(text, at)
+    for m in re.finditer(rf"\({re.escape(name)}[;,)]", text):  # "(GRPO)", "(GRPO; Shao et al., 2024)"
+        before = _words_before(text, m.start())
         if before and any(_initials_match(" ".join(before.split()[-n:]), name) for n in range(1, 8)):
             return True
-        at = text.find(f"({name})", at + 1)
     for m in re.finditer(rf"(?<![\w\-]){re.escape(name)}\s*\(([^()]{{3,100}})\)", text):
         if _initials_match(m.group(1), name) or _initials_match(re.sub(r"[^\w\s\-]", " ", m.group(1)), name):
             return True

@@ -92,6 +92,12 @@ def _with_neighbours(cands: list[_Candidate]) -> None:
         cand.rank = cand.score + cand.bonus + gain
 
 
+def _rankable(pool: _Pool) -> list[_Candidate]:
+    """The sentences `ExtractiveAnswerer._rank` scores: the pre-filtered ones and those with a stored vector."""
+    chosen = {id(c) for c in pool.chosen}
+    return [c for c in pool.cands if id(c) in chosen or c.sentence.text in pool.stored]
+
+
 def _says_what_is_asked(query: str, cands: list[_Candidate]) -> bool:
     kind = classify(query)
     return kind.answer == "definition" and any(introduces(c.sentence.text, kind.subject) for c in cands)
@@ -132,7 +138,7 @@ class ExtractiveAnswerer(Answerer):
         best = pool.best
         evidence = gather(standalone, sources, best)
         # a sentence that says what the asked-about X is answers "what is X", however the rest scores
-        defined = self.settings.definitions and _says_what_is_asked(standalone, pool.cands)
+        defined = self.settings.definitions and _says_what_is_asked(standalone, _rankable(pool))
         if not pool.cands or (
             not defined and abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence)
         ):
@@ -192,7 +198,7 @@ class ExtractiveAnswerer(Answerer):
         """The pre-filtered sentences and every other one with a stored vector, scored, best first (a list
         answer needs none of this: it is done after the list is tried)."""
         chosen = {id(c) for c in pool.chosen}
-        rest = [c for c in pool.cands if id(c) not in chosen and c.sentence.text in pool.stored]
+        rest = [c for c in _rankable(pool) if id(c) not in chosen]
         self._embed(query, rest, pool.stored)
         scored = pool.chosen + rest
         _with_neighbours(scored)

@@ -185,18 +185,42 @@ def defines(text: str, subject: str) -> bool:
         rf"{re.escape(subject)}\s*(?:\(\w+\))?\s*,\s*(?:a|an|the)\b", head, re.IGNORECASE))  # fmt: skip
 
 
+# The word before a name that makes "X, a ..." or "X is a ..." say something else than what X is: "With GRPO,
+# a 7B model reaches ...", "the main difference from PPO is a learned value function", "at the same time, a ...".
+_NOT_ABOUT_IT = re.compile(
+    r"\b(?:in|at|as|for|with|after|before|unlike|like|from|by|under|over|using|via|than|to|of|on|and|or|vs|"
+    r"versus|same|such)\s+(?:the\s+|a\s+|an\s+)?$",
+    re.IGNORECASE,
+)
+_WHAT_IT_IS = (
+    r"(?:\s*\([^()]{0,80}\)|\s*\[[^\[\]]{0,20}\])?"  # "GRPO (Shao et al., 2024)", "GRPO [12]"
+    r"(?:,\d*\s+(?:a|an)\s|\s+(?:is|are)\s+(?:a|an)\s|\s+(?:refers to|denotes|stands for)\s)"
+)
+_INTRODUCING = r"\b(?:propose|introduce|present|call|name|dub|term)(?:s|d|ed|bed)?\s+(?:a\s+|an\s+|the\s+)?"
+_AFTER_INTRODUCED = r"(?=\s*(?:[,(;:.]|$)|\s+(?:a|an|which|that|as|to|for|in)\b)"  # "we propose ARPO, a ..."
+
+
+def name_like(subject: str) -> bool:
+    """Whether a "what is X" subject is a name (a capital after its first letter, or a digit: "GRPO", "PaSa",
+    "Search-R1", "agentic RL"), not an everyday word ("time", "an example", "this") that prose uses at will."""
+    return bool(re.search(r"[A-Z]", subject[1:]) or re.search(r"\d", subject))
+
+
 def introduces(text: str, subject: str) -> bool:
-    """`text` says what `subject` is, strictly: it spells out the acronym ("Group Relative Policy Optimization
-    (GRPO)", `assistant.entities.expands`), puts what it is right after it ("MCTS, a heuristic search method",
-    "X is an ..."), or introduces it by name ("we propose ARPO"). A sentence that uses X near a verb of
-    introducing ("we propose SC-GRPO", "beyond AgentPRM, we propose InversePRM") does not."""
-    if not subject:
+    """`text` says what the name `subject` is, strictly: it spells out the acronym ("Group Relative Policy
+    Optimization (GRPO)", `assistant.entities.expands`), puts what it is right after it ("MCTS, a heuristic
+    search method", "X is an ..."), or introduces it by name ("we propose ARPO, a ..."). A sentence that only
+    uses X ("we propose SC-GRPO", "with GRPO, a 7B model reaches", "we present GRPO's training curves") does not,
+    nor does any sentence for a subject that is no name (`name_like`)."""
+    if not subject or not name_like(subject):
         return False
-    name = rf"(?<![\w\-]){re.escape(subject)}(?![\w\-])"
-    what = r"(?:,\d*\s+(?:a|an)\s|\s+(?:is|are)\s+(?:a|an)\s|\s+(?:refers to|denotes|stands for)\s)"
-    copula = rf"{name}(?:\s*\([^()]{{0,80}}\))?{what}"
-    named = rf"\b(?:propose|introduce|present|call|name|dub|term)(?:s|d|ed)?\s+(?:a\s+|an\s+|the\s+)?{name}"
-    return expands(text, subject) or bool(re.search(f"{copula}|{named}", text, re.IGNORECASE))
+    if expands(text, subject):
+        return True
+    name = rf"(?<![\w\-]){re.escape(subject)}(?![\w\-'’])"
+    for m in re.finditer(rf"{name}{_WHAT_IT_IS}", text, re.IGNORECASE):
+        if not _NOT_ABOUT_IT.search(text[max(0, m.start() - 40) : m.start()]):
+            return True
+    return bool(re.search(rf"{_INTRODUCING}{name}{_AFTER_INTRODUCED}", text, re.IGNORECASE))
 
 
 def defining(text: str, subject: str) -> bool:
