@@ -41,7 +41,11 @@ _ABBREV = {
     "jr",
     "sr",
 }
-_BOUNDARY = re.compile(r"[.!?](?:[\"')\]]*)\s+(?=[A-Z0-9\[(\"'])|\n\s*\n")
+# A sentence ends at . ! ? before a capital, at a blank line, or where a list item's bullet starts the next
+# ("... as follows: • We introduce X ... • We develop Y ..."): each item is a sentence of its own. BULLETS are
+# those marks; storage/migrations.py (m011) drops the sentence vectors stored before for chunks holding one.
+_BOUNDARY = re.compile(r"[.!?](?:[\"')\]]*)\s+(?=[A-Z0-9\[(\"'])|\n\s*\n|\s*[\u2022\u25cf\u25aa]\s+")
+BULLETS = "\u2022\u25cf\u25aa"  # • ● ▪ (not ◦, which PDF text also uses for function composition)
 _WORD_BEFORE = re.compile(r"([A-Za-z][A-Za-z.]*)$")
 
 

@@ -18,6 +18,8 @@ from papertalk.errors import PapertalkError
 
 Migration = Callable[[sqlite3.Connection], None]
 MIGRATIONS: list[Migration] = []
+# A chunk whose text holds a list bullet (• ● ▪: ingest/sentences.py BULLETS), in SQL both catalogs run.
+BULLET_TEST = "text LIKE '%\u2022%' OR text LIKE '%\u25cf%' OR text LIKE '%\u25aa%'"
 
 
 class SchemaTooNew(PapertalkError):
@@ -302,3 +304,11 @@ def m010_rate_limits(db: sqlite3.Connection) -> None:
         "CREATE TABLE rate_limits (route TEXT NOT NULL, client TEXT NOT NULL, tat REAL NOT NULL, "
         "PRIMARY KEY (route, client))"
     )
+
+
+@migration
+def m011_bullet_sentences(db: sqlite3.Connection) -> None:
+    """Sentences now end where a list item's bullet (• ● ▪) starts the next one (ingest/sentences.py): the
+    sentence vectors stored for chunks that hold a bullet were keyed by the old starts, so they are dropped
+    (`papertalk embed-sentences` embeds those chunks again; until then an answer embeds what it needs)."""
+    db.execute(f"DELETE FROM sentence_vectors WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE {BULLET_TEST})")

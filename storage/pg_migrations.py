@@ -15,7 +15,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from storage.migrations import SchemaTooNew, current_version
+from storage.migrations import BULLET_TEST, SchemaTooNew, current_version
 
 PgMigration = Callable[[Any], None]  # takes a psycopg connection inside a transaction
 PG_MIGRATIONS: list[PgMigration] = []
@@ -271,3 +271,8 @@ def m010_rate_limits(conn: Any) -> None:
         "CREATE TABLE rate_limits (route TEXT NOT NULL, client TEXT NOT NULL, tat DOUBLE PRECISION NOT NULL, "
         "PRIMARY KEY (route, client))"
     )
+
+
+@pg_migration
+def m011_bullet_sentences(conn: Any) -> None:
+    conn.execute(f"DELETE FROM sentence_vectors WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE {BULLET_TEST})")

@@ -99,3 +99,19 @@ def test_sentence_vectors_default_to_on_with_the_local_model_and_off_with_an_emb
     assert EmbeddingSettings(backend="openai").stores_sentences is False  # it would double the API calls
     assert EmbeddingSettings(backend="openai", sentence_vectors=True).stores_sentences is True
     assert EmbeddingSettings(sentence_vectors=False).stores_sentences is False
+
+
+def test_each_bulleted_item_is_a_sentence_of_its_own() -> None:
+    text = (
+        "The main contributions of this paper are summarized as follows: \u2022 We introduce PaSa, a paper search "
+        "agent. \u2022 We develop two datasets for academic search \u2022 Although PaSa is trained on synthetic "
+        "data, it works on real queries."
+    )
+    got = split_sentences(text)
+    assert [s.text for s in got] == [
+        "The main contributions of this paper are summarized as follows:",
+        "We introduce PaSa, a paper search agent.",
+        "We develop two datasets for academic search",
+        "Although PaSa is trained on synthetic data, it works on real queries.",
+    ]
+    assert all(text[s.start : s.end] == s.text for s in got)

@@ -204,3 +204,27 @@ def test_cli_on_a_newer_store_prints_one_line_and_exits_2(tmp_path: Path) -> Non
     assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
     lines = result.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and "upgrade papertalk" in lines[0], result.stderr
+
+
+def test_sentence_vectors_of_chunks_with_a_bullet_are_dropped_once(tmp_path: Path) -> None:
+    """Migration 11: sentences now end at list bullets, so the vectors stored by the old starts go (and only
+    those: a chunk without a bullet keeps its own); the bullets are those the sentence splitter reads."""
+    from ingest.sentences import BULLETS
+
+    assert {c for c in migrations.BULLET_TEST if ord(c) > 127} == set(BULLETS)
+    path = tmp_path / "catalog.sqlite3"
+    Catalog(path).close()
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("INSERT INTO papers(paper_id, title, source, content_hash, status, added_at, updated_at) "
+                "VALUES ('p', 'P', 'pdf', 'h', 'indexed', 'now', 'now')")  # fmt: skip
+    for cid, text in (("p#0", "Contributions: \u2022 We introduce X. \u2022 We build Y."), ("p#1", "Plain prose.")):
+        con.execute("INSERT INTO chunks(chunk_id, paper_id, ordinal, text) VALUES (?, 'p', 0, ?)", (cid, text))
+        con.execute("INSERT INTO sentence_vectors(chunk_id, span_start, model, vector) VALUES (?, 0, 'm', x'00')",
+                    (cid,))  # fmt: skip
+    con.execute(f"PRAGMA user_version = {current_version() - 1}")
+    con.close()
+    Catalog(path).close()  # opening migrates
+    con = sqlite3.connect(path)
+    assert [r[0] for r in con.execute("SELECT chunk_id FROM sentence_vectors")] == ["p#1"]
+    assert con.execute("PRAGMA user_version").fetchone()[0] == current_version()
+    con.close()
