@@ -201,9 +201,11 @@ _AFTER_INTRODUCED = r"(?=\s*(?:[,(;:.]|$)|\s+(?:a|an|which|that|as|to|for|in)\b)
 
 
 def name_like(subject: str) -> bool:
-    """Whether a "what is X" subject is a name (a capital after its first letter, or a digit: "GRPO", "PaSa",
-    "Search-R1", "agentic RL"), not an everyday word ("time", "an example", "this") that prose uses at will."""
-    return bool(re.search(r"[A-Z]", subject[1:]) or re.search(r"\d", subject))
+    """Whether a "what is X" subject starts with a name (a capital after its first letter, or a digit: "GRPO",
+    "PaSa", "Search-R1"), not with an everyday word ("time", "an example", "known about GRPO") that prose uses
+    at will."""
+    first = subject.split()[0] if subject.split() else ""
+    return bool(re.search(r"[A-Z]", first[1:]) or re.search(r"\d", first))
 
 
 def introduces(text: str, subject: str) -> bool:

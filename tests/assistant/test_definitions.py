@@ -48,6 +48,7 @@ def test_a_sentence_that_says_what_the_thing_is_introduces_it(text: str, subject
         ("At the same time, a smaller model is used.", "time"),  # an everyday word is no name to define
         ("For example, a model trained on it.", "an example"),
         ("This is a hard problem.", "this"),
+        ("Known about GRPO, a lot.", "known about GRPO"),  # "what is known about X?" asks no definition
     ],
 )
 def test_a_sentence_that_only_uses_the_name_does_not(text: str, subject: str) -> None:
