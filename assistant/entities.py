@@ -143,8 +143,8 @@ def evidence(text: str) -> Iterator[tuple[str, str]]:
 
 
 def expands(text: str, name: str) -> bool:
-    """Whether `text` spells out the acronym `name`: "Group Relative Policy Optimization (GRPO)", or "StarPO
-    (State-Thinking-Actions-Reward Policy Optimization)"."""
+    """Whether `text` spells out the acronym `name`: "Group Relative Policy Optimization (GRPO)", or "GRPO
+    (Group Relative Policy Optimization)"."""
     for m in re.finditer(rf"\({re.escape(name)}[;,)]", text):  # "(GRPO)", "(GRPO; Shao et al., 2024)"
         before = _words_before(text, m.start())
         if before and any(_initials_match(" ".join(before.split()[-n:]), name) for n in range(1, 8)):

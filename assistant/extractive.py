@@ -18,7 +18,7 @@ from assistant.abstention import Evidence, abstains, gather
 from assistant.answer_shape import arrange, compose, pieces
 from assistant.base import AnswerChunk, Answerer
 from assistant.lists import list_answer
-from assistant.question_type import classify
+from assistant.question_type import QuestionType, classify
 from assistant.scoring import idf_weights, mix, overlap, query_weight, similarities, terms
 from assistant.selection import candidates, lexical, rescore
 from assistant.sentence_features import introduces, type_bonus
@@ -92,21 +92,15 @@ def _with_neighbours(cands: list[_Candidate]) -> None:
         cand.rank = cand.score + cand.bonus + gain
 
 
-def _rankable(pool: _Pool) -> list[_Candidate]:
+def _ranked(pool: _Pool) -> list[_Candidate]:
     """The sentences `ExtractiveAnswerer._rank` scores: the pre-filtered ones and those with a stored vector."""
     chosen = {id(c) for c in pool.chosen}
     return [c for c in pool.cands if id(c) in chosen or c.sentence.text in pool.stored]
 
 
-def _says_what_is_asked(query: str, cands: list[_Candidate]) -> bool:
-    kind = classify(query)
-    return kind.answer == "definition" and any(introduces(c.sentence.text, kind.subject) for c in cands)
-
-
-def _definition_first(query: str, cands: list[_Candidate]) -> list[_Candidate]:
+def _definition_first(kind: QuestionType, cands: list[_Candidate]) -> list[_Candidate]:
     """For a "what is X" question, the best-ranked sentence that says what X is (`introduces`) moved first, so
     that the answer leads with it however a sentence that only uses X scored; `cands` as they are else."""
-    kind = classify(query)
     if kind.answer != "definition":
         return cands
     for i, cand in enumerate(cands):
@@ -138,7 +132,8 @@ class ExtractiveAnswerer(Answerer):
         best = pool.best
         evidence = gather(standalone, sources, best)
         # a sentence that says what the asked-about X is answers "what is X", however the rest scores
-        defined = self.settings.definitions and _says_what_is_asked(standalone, _rankable(pool))
+        kind = classify(standalone) if self.settings.definitions else QuestionType("other")
+        defined = kind.answer == "definition" and any(introduces(c.sentence.text, kind.subject) for c in _ranked(pool))
         if not pool.cands or (
             not defined and abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence)
         ):
@@ -147,7 +142,7 @@ class ExtractiveAnswerer(Answerer):
         if listed is not None:
             return listed
         found = self._rank(standalone, pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
-        picked = self._select(_definition_first(standalone, found) if self.settings.definitions else found)
+        picked = self._select(_definition_first(kind, found))
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
         papers = [p.paper_id for p in sources]
@@ -198,7 +193,7 @@ class ExtractiveAnswerer(Answerer):
         """The pre-filtered sentences and every other one with a stored vector, scored, best first (a list
         answer needs none of this: it is done after the list is tried)."""
         chosen = {id(c) for c in pool.chosen}
-        rest = [c for c in _rankable(pool) if id(c) not in chosen]
+        rest = [c for c in _ranked(pool) if id(c) not in chosen]
         self._embed(query, rest, pool.stored)
         scored = pool.chosen + rest
         _with_neighbours(scored)
