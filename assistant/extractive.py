@@ -17,6 +17,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from assistant.abstention import Evidence, abstains, gather
 from assistant.answer_shape import arrange, compose, pieces
 from assistant.base import AnswerChunk, Answerer
+from assistant.focus import Focus, focus, with_acronyms
 from assistant.lists import list_answer
 from assistant.question_type import QuestionType, classify
 from assistant.scoring import idf_weights, mix, overlap, query_weight, similarities, terms
@@ -55,6 +56,7 @@ class _Pool:
     cands: list[_Candidate]
     chosen: list[_Candidate]
     stored: dict[str, np.ndarray]
+    query: str = ""  # what the sentences are scored against (`assistant.focus`)
 
     @property
     def best(self) -> float:
@@ -141,7 +143,7 @@ class ExtractiveAnswerer(Answerer):
         listed = list_answer(question, standalone, sources, self.name)
         if listed is not None:
             return listed
-        found = self._rank(standalone, pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
+        found = self._rank(pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
         picked = self._select(_definition_first(kind, found))
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
@@ -170,31 +172,35 @@ class ExtractiveAnswerer(Answerer):
         """Candidates scored, best first, and the best score among the `PREFILTER` sentences: what abstention
         weighs, the same whether or not the other sentences have stored vectors to be scored with."""
         pool = self._pool(query, sources)
-        return self._rank(query, pool), pool.best
+        return self._rank(pool), pool.best
 
-    def _pool(self, query: str, sources: list[Passage]) -> _Pool:
+    def _pool(self, question: str, sources: list[Passage]) -> _Pool:
         """Every usable sentence with its keyword overlap and answer-type nudge; the `PREFILTER` ones scored."""
         pool = [(i, s) for i, p in enumerate(sources) for s in split_sentences(p.text) if usable(s)]
         if not pool:
             return _Pool([], [], {})
+        seen = focus(question, sources) if self.settings.focus else Focus(question)
         pool_terms = terms([s.text for _, s in pool])
+        if seen.long_forms:
+            own = dict(zip(seen.long_forms, terms(list(seen.long_forms)), strict=True))
+            pool_terms = [with_acronyms(t, s.text, seen, own) for (_, s), t in zip(pool, pool_terms, strict=True)]
         idf = idf_weights(pool_terms)
-        q_terms = terms([query])[0]
-        kind, total = classify(query), query_weight(q_terms, idf)
+        q_terms = terms([seen.text])[0]
+        kind, total = classify(question), query_weight(q_terms, idf)
         cands = [
             _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
-        scored = _Pool(cands, _prefilter(cands), self.stored(sources) if self.stored else {})
-        self._embed(query, scored.chosen, scored.stored)
+        scored = _Pool(cands, _prefilter(cands), self.stored(sources) if self.stored else {}, seen.text)
+        self._embed(seen.text, scored.chosen, scored.stored)
         return scored
 
-    def _rank(self, query: str, pool: _Pool) -> list[_Candidate]:
+    def _rank(self, pool: _Pool) -> list[_Candidate]:
         """The pre-filtered sentences and every other one with a stored vector, scored, best first (a list
         answer needs none of this: it is done after the list is tried)."""
         chosen = {id(c) for c in pool.chosen}
         rest = [c for c in _ranked(pool) if id(c) not in chosen]
-        self._embed(query, rest, pool.stored)
+        self._embed(pool.query, rest, pool.stored)
         scored = pool.chosen + rest
         _with_neighbours(scored)
         return sorted(scored, key=lambda c: -c.rank)

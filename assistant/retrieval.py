@@ -8,6 +8,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cached_property
 
+from assistant.focus import paper_query
 from assistant.furniture import weigh_furniture
 from assistant.fusion import feedback_vector, fuse
 from assistant.fusion import rrf_fuse as rrf_fuse  # kept importable from here
@@ -100,11 +101,18 @@ class HybridRetriever:
         if resolved.paper_ids is not None and not resolved.paper_ids:
             return []
         one_paper = bool(scope and scope.paper_id)
+        if one_paper and self.settings.paper_focus and scope and scope.paper_id:
+            query = self._paper_query(query, scope.paper_id)
         dense, keyword = self._candidates(query, resolved, one_paper)
         fused = fuse(dense, keyword, self.settings, one_paper=one_paper)
         pool = fused[: k * POOL_FACTOR] if self.settings.furniture_weight < 1 else fused[:k]
         passages = self._hydrate(pool, dict(dense), dict(keyword))
         return weigh_furniture(passages, self.settings.furniture_weight)[:k]
+
+    def _paper_query(self, query: str, paper_id: str) -> str:
+        """The question as a search inside one paper reads it (`assistant.focus.paper_query`)."""
+        row = self.store.catalog.get(paper_id)
+        return paper_query(query, row.title) if row is not None else query
 
     def keyword_passages(self, query: str, scope: Scope | None = None, k: int = 50) -> list[Passage]:
         """The best `k` passages in `scope` by BM25 alone, best first (no embedding, no fusion): where a term

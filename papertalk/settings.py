@@ -170,6 +170,13 @@ class RetrievalSettings(_Group):
         "`convex`: `convex_dense_weight` x normalised dense score + the rest x normalised BM25 score (best on "
         "SciFact's train claims; see docs/benchmarks.md).",
     )
+    paper_focus: bool = Field(
+        False,
+        description="A search inside one paper (Ask PDF, `--paper`) reads the question without the paper's own name "
+        '("What RL algorithm trains MiroThinker?": every passage is about MiroThinker) and with each acronym '
+        'followed by its long form ("RL (reinforcement learning)"). Off: as often worse as better on questions '
+        "that name their paper (docs/benchmarks.md, bench_focus).",
+    )
     single_paper_fusion: Literal["rrf", "convex"] = Field(
         "rrf",
         description="The fusion for a question about one paper (Ask PDF, `--paper`): RRF finds more of the "
@@ -231,6 +238,12 @@ class AnswerSettings(_Group):
         description='A "what is X" question is answered from the sentence that says what X is: when the retrieved '
         "passages only use X, the scope's passages BM25 ranks best for X are read for one, and an extractive "
         "answer leads with it (measured on the demo corpus; see docs/benchmarks.md).",
+    )
+    focus: bool = Field(
+        False,
+        description="The offline answer scores sentences against the question with its acronyms followed by their "
+        'long forms ("RL (reinforcement learning)"), and a sentence that spells a long form out counts as using '
+        "the acronym. Off: no better on the measured questions (docs/benchmarks.md, bench_focus).",
     )
 
 

@@ -1,5 +1,6 @@
 """Extractive answers on real papers: every sentence is quoted from the page it cites."""
 
+import re
 from pathlib import Path
 
 from assistant.service import Assistant
@@ -15,6 +16,10 @@ def _pages(store: Store, paper_id: str) -> list[str]:
     return read_pdf(Path(row.path)).pages
 
 
+def _flat(text: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
 def test_cited_span_is_in_the_cited_page(corpus: Store) -> None:
     answer = Assistant(corpus).ask("How many papers and full texts does S2ORC contain?")
     assert not answer.abstained and answer.sentences
@@ -27,7 +32,8 @@ def test_cited_span_is_in_the_cited_page(corpus: Store) -> None:
             if c.page_start:
                 pages = _pages(corpus, c.paper_id)
                 page_text = "\n\n".join(pages[c.page_start - 1 : c.page_end])
-                assert c.quote in page_text
+                # letters and digits only: chunking restores spaces the PDF lost ("machinereadable")
+                assert _flat(c.quote) in _flat(page_text)
     assert f"[{answer.sentences[0].citations[0].number}]" in answer.text
     assert any("S2ORC" in s.title for s in answer.sources)
 

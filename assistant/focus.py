@@ -1,0 +1,109 @@
+"""The question as a search inside one paper and the offline answer's sentence scorer read it.
+
+Two things in a question mislead without telling passages or sentences apart:
+- **The paper's own name, in a search inside that paper** (Ask PDF). "What RL algorithm is used to train
+  MiroThinker?" asked of the MiroThinker report is about every passage of it, but BM25 and the embedding model
+  both rank the passages that say "MiroThinker" (benchmark results) over the one that answers ("We employ Group
+  Relative Policy Optimization (GRPO)"). The search reads the name as "it" ("its" for "MiroThinker's"), unless
+  the question asks what that name is (`paper_query`). The sentence scorer keeps the name: an answering
+  sentence often has it as its subject ("MiroThinker v1.0 is developed under the ReAct paradigm"), and taking
+  it out there lost as many answers as it gained (docs/benchmarks.md, bench_focus).
+- **Acronyms.** The embedding model knows "reinforcement learning" far better than "RL": each acronym of the
+  question is followed by its long form, as the sources define it or else as the bundled glossary has it
+  (`assistant.acronyms`), and a sentence that spells a long form out counts as using its acronym
+  (`with_acronyms`).
+Retrieval over a topic or the corpus, and abstention's reading of the question, are left as they were. Both are
+off by default (`retrieval.paper_focus`, `answer.focus`): on the questions measured they were as often worse as
+better (docs/benchmarks.md, bench_focus).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from assistant.acronyms import acronyms, definitions, expand
+from assistant.question_type import classify
+from assistant.types import Passage
+
+_TITLE_NAME = re.compile(r"^\s*([^:]{2,60}):")  # "MiroThinker: Pushing the ...", "S2ORC: The Semantic ..."
+_VERSION = re.compile(r"(?:[-\s]?v?\d+(?:\.\d+)*[A-Za-z]?)+$")  # "MiroThinker-1.7", "Qwen2.5" keeps "Qwen"
+
+
+@dataclass(frozen=True)
+class Focus:
+    """The question to score sentences against, and the acronyms whose long forms a sentence may spell out."""
+
+    text: str
+    long_forms: dict[str, str] = field(default_factory=dict)  # acronym as the question writes it -> long form
+
+
+def title_names(title: str) -> list[str]:
+    """The names a title starts with, before its colon: "MiroThinker-1.7 & H1: ..." → ["MiroThinker", "H1"]."""
+    m = _TITLE_NAME.match(title or "")
+    if not m or len(m.group(1).split()) > 4:
+        return []
+    out = []
+    for part in re.split(r"\s*(?:&|,|\band\b)\s*", m.group(1).strip()):
+        base = _VERSION.sub("", part.strip()) or part.strip()
+        if len(base) >= 2 and " " not in base and any(c.isupper() for c in base[1:] + base[:1]):
+            out.append(base)
+    return out
+
+
+def _mention(name: str) -> re.Pattern[str]:
+    """`name` as a word, with a version after it ("MiroThinker-v1.0-72B") and a possessive ("PaSa's")."""
+    return re.compile(rf"(?<![\w\-])(?:the\s+)?{re.escape(name)}(?:[\w.\-]*)(['’]s)?(?![\w\-])", re.IGNORECASE)
+
+
+def without_own_name(question: str, title: str) -> str:
+    """`question` with the names `title` starts with made "it" ("its" for a possessive), unless it asks what one of
+    them is."""
+    kind = classify(question)
+    for name in title_names(title):
+        if kind.answer == "definition" and kind.subject.lower().startswith(name.lower()):
+            return question  # "What is PaSa?": the name is what is asked about
+        question = _mention(name).sub(lambda m: "its" if m.group(1) else "it", question)
+    return question
+
+
+def spelled_out(text: str, local: dict[str, str] | None = None) -> Focus:
+    """`text` with each acronym followed by its long form (`local` definitions first, then the glossary)."""
+    forms: dict[str, str] = {}
+    for acronym in dict.fromkeys(acronyms(text)):
+        form = expand(acronym, local)
+        if form and form not in text.lower():
+            forms[acronym] = form
+            text = re.sub(rf"(?<![\w\-]){re.escape(acronym)}(?![\w\-])", f"{acronym} ({form})", text, count=1)
+    return Focus(text, forms)
+
+
+def _local_long_forms(sources: Sequence[Passage]) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for passage in sources:
+        for acronym, form in definitions(" ".join(passage.text.split())):
+            out.setdefault(acronym, form)
+    return out
+
+
+def focus(question: str, sources: Sequence[Passage]) -> Focus:
+    """The question as the sentence scorer reads it: its acronyms spelled out as the sources define them, else as
+    the glossary does."""
+    return spelled_out(question, _local_long_forms(sources) if acronyms(question) else None)
+
+
+def paper_query(question: str, title: str) -> str:
+    """What a search inside the paper titled `title` looks for: `question` without the paper's own name, its
+    acronyms spelled out."""
+    return spelled_out(without_own_name(question, title)).text
+
+
+def with_acronyms(
+    sentence_terms: set[str], sentence: str, focus: Focus, acronym_terms: dict[str, set[str]]
+) -> set[str]:
+    """`sentence_terms` with the keyword terms of each of the focus's acronyms whose long form the sentence spells
+    out ("... reinforcement learning ..." counts as "RL"); `acronym_terms`: each acronym's own keyword terms."""
+    lowered = " ".join(sentence.lower().split())
+    added = [acronym_terms.get(a, set()) for a, form in focus.long_forms.items() if form in lowered]
+    return sentence_terms.union(*added) if added else sentence_terms

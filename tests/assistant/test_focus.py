@@ -1,0 +1,147 @@
+"""The question as a search inside one paper and the sentence scorer read it: the paper's own name taken out of
+the search, acronyms spelled out (`assistant.focus`, `assistant.acronyms`)."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.acronyms import acronyms, definitions, expand, glossary, is_acronym, long_form
+from assistant.extractive import ExtractiveAnswerer
+from assistant.focus import focus, paper_query, spelled_out, title_names, with_acronyms, without_own_name
+from assistant.retrieval import HybridRetriever
+from assistant.types import Passage, Scope
+from storage.store import Store
+
+MIRO = "MiroThinker: Pushing the Performance Boundaries of Open-Source Research Agents"
+
+
+def _passage(paper_id: str, title: str, text: str) -> Passage:
+    return Passage(f"{paper_id}#0", paper_id, title, [], 2025, None, 1, 1, text)
+
+
+@pytest.mark.parametrize(
+    ("acronym", "before", "expected"),
+    [
+        ("GRPO", "we employ Group Relative Policy Optimization", "group relative policy optimization"),
+        ("PPO", "a session-level Proximal Policy Optimization", "proximal policy optimization"),
+        ("CoT", "prompting with Chain-of-Thought", "chain-of-thought"),
+        ("LoRA", "fine-tuned with Low-Rank Adaptation", "low-rank adaptation"),
+        ("RLVR", "Reinforcement Learning with Verifiable Rewards", "reinforcement learning with verifiable reward"),
+        ("LLMs", "agents built on Large Language Models", "large language model"),
+    ],
+)
+def test_a_long_form_is_read_from_the_words_before_the_bracket(acronym: str, before: str, expected: str) -> None:
+    assert long_form(acronym, before) == expected
+
+
+@pytest.mark.parametrize(
+    ("acronym", "before"),
+    [
+        ("PPO", "we compare against the baseline"),  # the words do not spell it
+        ("GRPO", "policy optimization"),  # only the tail of it: the first letter must start the long form
+        ("RL", "the"),
+    ],
+)
+def test_words_that_do_not_spell_the_acronym_are_no_long_form(acronym: str, before: str) -> None:
+    assert long_form(acronym, before) is None
+
+
+def test_definitions_reads_every_spelled_out_acronym_of_a_text() -> None:
+    text = (
+        "We employ Group Relative Policy Optimization (GRPO; Shao et al., 2024) after Supervised Fine-Tuning "
+        "(SFT), unlike the baselines (see Table 2)."
+    )
+    assert dict(definitions(text)) == {"GRPO": "group relative policy optimization", "SFT": "supervised fine-tuning"}
+
+
+def test_plain_words_and_names_are_not_acronyms() -> None:
+    assert is_acronym("RL") and is_acronym("GRPO") and is_acronym("LLMs") and is_acronym("CoT")
+    assert not is_acronym("MiroThinker") and not is_acronym("WebArena") and not is_acronym("PDF")
+    assert acronyms("Which PDFs does the RL agent read with MiroThinker's LLMs?") == ["RL", "LLMs"]
+
+
+def test_the_bundled_glossary_knows_the_field_s_acronyms() -> None:
+    assert len(glossary()) > 1000
+    assert expand("RL") == "reinforcement learning"
+    assert expand("GRPO") == "group relative policy optimization"
+    assert expand("LLMs") == "large language model"
+    assert expand("RL", {"RL": "representation learning"}) == "representation learning"  # the text at hand first
+
+
+def test_a_title_gives_the_names_it_starts_with() -> None:
+    assert title_names(MIRO) == ["MiroThinker"]
+    assert title_names("MiroThinker-1.7 & H1: Towards Heavy-Duty Research Agents") == ["MiroThinker"]
+    assert title_names("S2ORC: The Semantic Scholar Open Research Corpus") == ["S2ORC"]
+    assert title_names("Self-Distilled Agentic Reinforcement Learning") == []
+    assert title_names("Towards a general theory of all the things people do: a survey") == []
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What RL algorithm is used to train MiroThinker?", "What RL algorithm is used to train it?"),
+        ("What is MiroThinker's reward function?", "What is its reward function?"),
+        ("How many tool calls can MiroThinker-v1.0-72B make?", "How many tool calls can it make?"),
+        ("What is MiroThinker?", "What is MiroThinker?"),  # the name is what is asked about
+        ("What reward does the agent get?", "What reward does the agent get?"),
+    ],
+)
+def test_inside_one_paper_its_own_name_becomes_it(question: str, expected: str) -> None:
+    assert without_own_name(question, MIRO) == expected
+
+
+def test_the_sentence_scorer_keeps_the_name_and_spells_acronyms_out() -> None:
+    sources = [_passage("a", MIRO, "MiroThinker v1.0 is developed under the ReAct paradigm.")]
+    assert focus("Which agent paradigm is MiroThinker built on?", sources).text == (
+        "Which agent paradigm is MiroThinker built on?"  # the answering sentence has the name as its subject
+    )
+    assert focus("Which RL algorithm trains MiroThinker?", sources).text == (
+        "Which RL (reinforcement learning) algorithm trains MiroThinker?"
+    )
+
+
+def test_acronyms_are_spelled_out_as_the_sources_define_them_else_as_the_glossary_does() -> None:
+    sources = [_passage("a", MIRO, "We train with Reward-Weighted Regression (RWR) on math.")]
+    seen = focus("Does RWR beat RL here?", sources)
+    assert seen.text == "Does RWR (reward-weighted regression) beat RL (reinforcement learning) here?"
+    assert seen.long_forms == {"RWR": "reward-weighted regression", "RL": "reinforcement learning"}
+    assert spelled_out("How is reinforcement learning (RL) used?").text == "How is reinforcement learning (RL) used?"
+
+
+def test_a_search_inside_one_paper_reads_the_focused_question() -> None:
+    assert paper_query("What RL algorithm is used to train MiroThinker?", MIRO) == (
+        "What RL (reinforcement learning) algorithm is used to train it?"
+    )
+
+
+def test_a_sentence_that_spells_the_long_form_out_counts_as_using_the_acronym() -> None:
+    seen = spelled_out("Which RL algorithm is used?")
+    own = {"RL": {"rl"}}
+    assert with_acronyms({"stage"}, "The final stage leverages reinforcement learning.", seen, own) == {"stage", "rl"}
+    assert with_acronyms({"stage"}, "The final stage is supervised.", seen, own) == {"stage"}
+
+
+def test_a_search_inside_one_paper_drops_its_name_only_when_asked(corpus: Store) -> None:
+    (s2orc,) = [r["paper_id"] for r in corpus.catalog.query("SELECT paper_id FROM papers WHERE title LIKE 'S2ORC%'")]
+    searched: list[str] = []
+    search = corpus.keywords.search
+    corpus.keywords.search = lambda query, *a, **kw: searched.append(query) or search(query, *a, **kw)  # type: ignore[method-assign]
+    question = "What NLP model is pretrained on S2ORC?"
+    for on in (False, True):
+        settings = corpus.settings.retrieval.model_copy(update={"paper_focus": on})
+        assert HybridRetriever(corpus, settings).retrieve(question, Scope(paper_id=s2orc), 8)
+    assert searched == [question, "What NLP (natural language processing) model is pretrained on it?"]
+
+
+def test_with_the_focus_on_a_sentence_spelling_the_acronym_out_matches_it(store: Store) -> None:
+    sources = [
+        _passage("a", MIRO, "The final stage leverages reinforcement learning to adapt the agent. We also log runs."),
+    ]
+    question = "Which RL stage adapts the agent?"
+    scores = {}
+    for on in (False, True):
+        answerer = ExtractiveAnswerer(store.embedder, store.settings.answer.model_copy(update={"focus": on}))
+        pool = answerer._pool(question, sources)
+        scores[on] = max(c.lexical for c in pool.cands if "reinforcement" in c.sentence.text)
+        assert pool.query == (spelled_out(question).text if on else question)
+    assert scores[True] > scores[False]
