@@ -25,6 +25,7 @@ NOT_SETTINGS = frozenset(
     {
         "PAPERTALK_SHARED",  # bench/common.py: where the benchmarks find the shared data
         "PAPERTALK_API_KEY",  # api/security.py: the short name of PAPERTALK_API__KEY
+        "PAPERTALK_TEST_WORKERS",  # scripts/test.sh: how many pytest-xdist workers run the fast suite
     }
 )
 _NAME = re.compile(r"\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*=")

@@ -78,6 +78,11 @@ def test_the_benchmarks_variable_is_not_a_misspelt_setting(monkeypatch: pytest.M
     assert Settings().llm.backend == "extractive"
 
 
+def test_the_test_script_s_worker_count_is_not_a_misspelt_setting(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PAPERTALK_TEST_WORKERS", "0")  # scripts/test.sh documents it; its subprocesses inherit it
+    assert Settings().llm.backend == "extractive"
+
+
 def test_dotenv_shared_with_other_tools_and_openai_names_honoured(tmp_path: Path) -> None:
     (tmp_path / ".env").write_text(
         "# shared with other tools\n"
