@@ -1,9 +1,9 @@
 """Acronyms and the long forms they stand for ("RL" → "reinforcement learning", "GRPO" → "group relative policy
 optimization").
 
-A long form is read where prose defines it, "Group Relative Policy Optimization (GRPO)", by matching the
-acronym's letters from its end backwards against the words before the bracket, the first letter at the start of
-a word (the Schwartz-Hearst rule). Run over the arXiv abstracts it made the bundled glossary
+A long form is read where prose defines it, "Group Relative Policy Optimization (GRPO)": the acronym's capitals
+are, in order, the initials of the words before the bracket, where a small word ("of", "with") or the later part
+of a hyphenated word ("Pre-trained") may give none. Run over the arXiv abstracts it made the bundled glossary
 `papertalk/data/acronyms.json` (scripts/build_acronyms.py): each acronym with the long form most abstracts give
 it, kept only when most of them agree. The offline answer uses it to match a question's "RL" with a sentence
 that says "reinforcement learning" (`assistant.focus`).
