@@ -138,8 +138,8 @@ def ingest(
 
 @app.command("embed-sentences")
 def embed_sentences() -> None:
-    """Embed the sentences of stored chunks that have none yet (the demo corpus, or a store made before
-    sentence vectors), so that offline answers over them embed nothing while you wait."""
+    """Embed the sentences of stored chunks that have none yet (a store made before sentence vectors, or a demo
+    loaded before its sentence vectors shipped), so that offline answers over them embed nothing while you wait."""
     from ingest.sentence_vectors import fill, missing_chunks
 
     store = get_store()

@@ -1,8 +1,10 @@
 """Loading the bundled demo corpus into a store (first run only), for the CLI's `papertalk demo` or any other door.
 
 The corpus goes through the same ingest as any other (`ingest.service`), its chunk vectors read from the
-shipped file when they match. Its sentences are not embedded at load (that would add minutes to the first
-run): answers over the demo embed the few sentences they weigh at question time, as with
+shipped file when they match, and the vector of every quotable sentence too (the shipped sentence file), so
+offline answers over the demo score every retrieved sentence and embed none while the user waits. Without
+shipped sentence vectors (another model) the sentences are not embedded at load (that would add minutes to
+the first run): answers embed the few sentences they weigh at question time, as with
 `embedding.sentence_vectors` off. No paper is tagged by hand: the topic assigner scores every paper against the
 bundled registry (which covers the corpus's field), so the demo topic holds the papers the assigner puts
 there and the neighbouring topics theirs.
@@ -67,6 +69,7 @@ def load_demo_corpus(store: Store, progress: ProgressFactory = _no_progress, say
     shipped, why = use_shipped_vectors(store)
     if shipped is None:
         say(f"Embedding every chunk (a few minutes): {why}.")
+    sentences = shipped is not None and shipped.serves_sentences  # stored at no cost, else left to answers
     load = DemoLoad()
     parts = [
         ("demo papers", count_lines(DEMO_METADATA), lambda: arxiv_papers(DEMO_METADATA)),
@@ -74,7 +77,7 @@ def load_demo_corpus(store: Store, progress: ProgressFactory = _no_progress, say
     ]
     for name, total, items in parts:
         with progress(name, total) as advance:
-            ingested = ingest_papers(store, items(), progress=advance, topics=False, sentence_vectors=False)
+            ingested = ingest_papers(store, items(), progress=advance, topics=False, sentence_vectors=sentences)
             load.reports.append((name, ingested.report))
     if store.catalog.get_meta(DEMO_META) == HAND_TAGGED:  # a store loaded before: the assigner decides now
         store.topics.untag(slugify(DEMO_TOPIC), load.reports[0][1].paper_ids)

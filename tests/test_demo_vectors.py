@@ -12,14 +12,20 @@ import pytest
 
 from ingest.chunking import Chunker
 from ingest.demo_vectors import (
+    SENTENCES_FILE,
     VECTORS_FILE,
     ShippedVectors,
+    dequantize,
+    model_sha256,
+    quantize,
+    read_sentences,
     read_shipped,
     shipped_embedder,
     shipped_outcome,
     text_key,
     texts_digest,
 )
+from ingest.sentences import split_sentences, usable
 from ingest.sources import pdf_papers
 from papertalk.settings import Settings
 from storage.embeddings import LocalMiniLMEmbedding
@@ -145,3 +151,35 @@ def assert_demo_serves_its_topic_page() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=30)
+
+
+def test_int8_sentence_vectors_keep_their_direction() -> None:
+    vectors = LocalMiniLMEmbedding().embed_texts(["We employ GRPO.", "The corpus holds 81.1M papers."], short=True)
+    restored = dequantize(*quantize(vectors))
+    cosines = (vectors * restored).sum(axis=1) / np.linalg.norm(restored, axis=1)
+    assert cosines.min() > 0.999
+
+
+def test_the_shipped_sentence_vectors_are_the_models_own_and_tied_to_it(tmp_path: Path) -> None:
+    assert SENTENCES_FILE.stat().st_size < 10 * 2**20
+    served = read_sentences(model_sha256=model_sha256())
+    assert len(served) > 15000
+    paper = next(p for p in pdf_papers([LONGEVAL_PDF]) if not hasattr(p, "fatal"))
+    chunks = Chunker(Settings().chunking).chunk(paper, paper.content_hash())  # type: ignore[union-attr]
+    texts = [s.text for c in chunks[:4] for s in split_sentences(c.text) if usable(s)][:12]
+    assert texts and all(text_key(t) in served for t in texts)
+    fresh = LocalMiniLMEmbedding().embed_texts(texts, short=True)
+    stored = np.stack([served[text_key(t)] for t in texts])
+    assert ((fresh * stored).sum(axis=1) / np.linalg.norm(stored, axis=1)).min() > 0.999
+    assert read_sentences(model_sha256="0" * 64) == {}  # another model file: not served
+    assert read_sentences(tmp_path / "none.npz") == {}
+
+
+def test_sentences_missing_from_the_file_are_embedded_and_counted() -> None:
+    texts = ["We employ Group Relative Policy Optimization.", "The corpus holds 81.1M papers."]
+    model = LocalMiniLMEmbedding()
+    served = {text_key(texts[0]): model.embed_texts(texts[:1], short=True)[0]}
+    embedder = ShippedVectors({}, sentences=served)
+    assert embedder.serves_sentences
+    assert np.allclose(embedder.embed_texts(texts, short=True), model.embed_texts(texts, short=True), atol=1e-5)
+    assert embedder.sentence_misses() == 1 and embedder.asked == []  # sentences are no chunk asks

@@ -74,6 +74,9 @@ def test_demo_load_lets_the_assigner_decide_the_topics(store: Store, small_demo:
     load = demo.load_demo_corpus(store, say=said.append)
     assert load is not None and not load.failed
     assert said == [] and "chunk vectors loaded from the shipped file" in load.vectors  # nothing to embed
+    assert "embedded here" not in load.vectors  # no sentence either
+    stored = store.catalog.query("SELECT COUNT(*) AS n FROM sentence_vectors")[0]["n"]
+    assert stored > 100  # every quotable sentence's vector, from the shipped file: answers embed none
     assert [name for name, _ in load.reports] == ["demo papers", "demo PDFs"]
     ids = [pid for _, report in load.reports for pid in report.paper_ids]
     assert len(ids) == 24 and load.topics.papers == 24 and store.topics.count_unscored() == 0
