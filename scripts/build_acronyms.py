@@ -1,9 +1,10 @@
 """Builds papertalk/data/acronyms.json: the long form the arXiv abstracts give each acronym they define.
 
-Every title and abstract of the shared arXiv metadata file (CC0) is read with `assistant.acronyms.definitions`
-("Group Relative Policy Optimization (GRPO)" → GRPO: group relative policy optimization); an acronym is kept
-when at least MIN_ABSTRACTS abstracts define it and at least SHARE of them give it the same long form, which is
-the one stored. Ambiguous acronyms (one letters, many meanings) are left out rather than guessed.
+Every title and abstract of the shared arXiv metadata file (CC0), as papertalk's reader gives them
+(`ingest.sources.arxiv_papers`), is read with `assistant.acronyms.definitions` ("Group Relative Policy
+Optimization (GRPO)" → GRPO: group relative policy optimization); an acronym is kept when at least MIN_ABSTRACTS
+abstracts define it and at least SHARE of them give it the same long form, which is the one stored. Ambiguous
+acronyms (one set of letters, many meanings) are left out rather than guessed.
 
     PAPERTALK_SHARED=/path/to/shared python scripts/build_acronyms.py [ARXIV.jsonl.gz] [--out FILE]
 """
@@ -11,7 +12,6 @@ the one stored. Ambiguous acronyms (one letters, many meanings) are left out rat
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 import sys
 from collections import Counter
@@ -22,6 +22,8 @@ sys.path.insert(0, str(ROOT))
 
 from assistant.acronyms import GLOSSARY, definitions  # noqa: E402
 from bench.common import shared_dir  # noqa: E402
+from ingest.sources import arxiv_papers  # noqa: E402
+from storage.records import Paper  # noqa: E402
 
 DEFAULT_INPUT = shared_dir() / "data" / "arxiv" / "arxiv-cs-ai-cl-ir-2024-12-to-2026-08.jsonl.gz"
 MIN_ABSTRACTS = 3
@@ -31,12 +33,12 @@ SHARE = 0.6
 def count(path: Path) -> dict[str, Counter[str]]:
     """acronym → long form → abstracts defining it so (one vote per abstract)."""
     out: dict[str, Counter[str]] = {}
-    with gzip.open(path, "rt", encoding="utf-8") as fh:
-        for line in fh:
-            record = json.loads(line)
-            text = " ".join(f"{record.get('title') or ''}. {record.get('abstract') or ''}".split())
-            for acronym, form in set(definitions(text)):
-                out.setdefault(acronym, Counter())[form] += 1
+    for paper in arxiv_papers(path):
+        if not isinstance(paper, Paper):  # a record papertalk would not ingest either
+            continue
+        text = " ".join(f"{paper.title or ''}. {paper.abstract or ''}".split())
+        for acronym, form in set(definitions(text)):
+            out.setdefault(acronym, Counter())[form] += 1
     return out
 
 
