@@ -165,8 +165,9 @@ def cheap_features(q: Query, c: Context, idf: dict[str, float]) -> list[float]:
 # has no definition questions to learn them from (docs/benchmarks.md, "Sentence selection").
 DEFINES_BONUS, CAPTION_PENALTY, NUMBER_BONUS = 0.15, 0.15, 0.05
 QUESTION_PENALTY = 0.3  # a paper's own question ("What is the best highlighting algorithm?") is no answer to it
-_ASKS = re.compile(  # starts as a question and ends as one; "… the following challenges: (1) How can …?" does not
-    r"^\s*(?:Q\d+\s*[:.]\s*)?(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
+# starts as a question (after "Q3:" or "RQ2:") and ends as one; "… the following challenges: (1) How can …?" does not
+_ASKS = re.compile(
+    r"^\s*(?:R?Q\d+\s*[:.]\s*)?(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
     r"should|would|will|may|might|has|have|had)\b.*\?[\s\"”’')\]]*$",
     re.IGNORECASE | re.DOTALL,
 )

@@ -16,7 +16,10 @@ A quote (the cited span, as it stands in its passage) carries debris when it hol
 - a glued word: an alphabetic token of 13+ letters, not a known word, that splits into known words
   (`ingest.wordsplit`).
 Evidence quoted and evidence recall@5 (bench/qa_harness.py) are shown alongside, to see that answers did
-not get worse. `--parsers` also compares pypdf with pypdfium2 on the shared PDFs (when it is installed).
+not get worse. A second table counts, over every quotable body sentence of the chunks of the readable shared
+and bundled PDFs, the sentences that hold a footnote (a line opening with a note's mark glued to its text,
+"2We exclude ...") and those that end without a full stop (cut at a page break or a figure, or not prose).
+It also compares pypdf with pypdfium2 on the shared PDFs (when it is installed; `--no-parsers` skips it).
 
     nice -n 10 python -m bench.bench_cleanup
 """
@@ -38,11 +41,13 @@ from bench.bench_qasper import load_qasper, qasper_dir
 from bench.common import ROOT, add_common_args, markdown_table, pdf_folder, publish, quiet_logs
 from bench.eval_data import pdf_qa
 from bench.qa_harness import Outcome, Question, ask_all, evidence_recall, index_papers, open_store, quotes_evidence
+from ingest.chunking import Chunker
 from ingest.cleanup import clean_pages, running_keys
 from ingest.pdf import read_pdf
 from ingest.sections import SectionTracker
+from ingest.sentences import split_sentences, usable
 from ingest.wordsplit import split_mixed, vocabulary
-from papertalk.settings import Settings
+from papertalk.settings import ChunkSettings, Settings
 from storage.records import Paper
 
 MODULE = "bench.bench_cleanup"
@@ -70,6 +75,8 @@ SHARED_QUESTIONS = {
 _WORD = re.compile(rf"[A-Za-z]{{{GLUED_MIN},}}")
 _STAMP = re.compile(r"arXiv:\s*\d{4}\.\d{4,5}")
 _PAGE_LINE = re.compile(r"\d{1,4}")
+_NOTE_LINE = re.compile(r"(?:^|\n)\s*(?:\d{1,2}(?=[A-Z][a-z]|https?:|www\.)|[*†‡]\s?(?=[A-Z]))")
+_FULL_STOP = re.compile(r"[.!?:][)\"'”’\]]*$")
 
 
 @dataclass
@@ -242,6 +249,41 @@ def readable_pdfs() -> list[Path]:
     return out
 
 
+# --- sentences of the chunks -----------------------------------------------------------------------
+def sentence_counts(papers: Sequence[Paper], clean: bool) -> list[object]:
+    """Chunks, quotable body sentences, and those holding a footnote or ending without a full stop."""
+    chunker = Chunker(ChunkSettings(clean_text=clean))
+    chunks = [c for p in papers for c in chunker.chunk(p, p.content_hash())]
+    sentences = [s.text for c in chunks if not c.caption for s in split_sentences(c.text) if usable(s)]
+    notes = sum(bool(_NOTE_LINE.search(s)) for s in sentences)
+    open_end = sum(not _FULL_STOP.search(s.rstrip()) for s in sentences)
+    n = max(len(sentences), 1)
+    return [
+        len(papers),
+        len(chunks),
+        len(sentences),
+        f"{notes} ({100 * notes / n:.1f}%)",
+        f"{open_end} ({100 * open_end / n:.1f}%)",
+    ]
+
+
+SENTENCE_HEADERS = ["cleanup", "PDFs", "chunks", "quotable body sentences", "holding a footnote",
+                    "ending without a full stop"]  # fmt: skip
+
+
+def sentences_table(paths: Sequence[Path]) -> str:
+    papers: dict[str, Paper] = {}
+    for path in paths:
+        paper = read_pdf(path)
+        papers.setdefault(paper.content_hash(), paper)
+    rows = [["on" if clean else "off", *sentence_counts(list(papers.values()), clean)] for clean in (False, True)]
+    return markdown_table(SENTENCE_HEADERS, rows)
+
+
+def bundled_pdfs() -> list[Path]:
+    return sorted((ROOT / "papertalk" / "demo" / "pdfs").glob("*.pdf"))
+
+
 # --- main -------------------------------------------------------------------------------------------
 HEADERS = ["set", "cleanup", "questions", "quotes", "with debris", "heading", "running header/footer",
            "glued word", "evidence quoted", "evidence recall@5", "chunks with a section"]  # fmt: skip
@@ -269,10 +311,17 @@ def main(argv: list[str] | None = None) -> int:
     add_common_args(parser)
     parser.add_argument("--sets", nargs="*", choices=SETS, default=list(SETS), help="question sets to run")
     parser.add_argument("--no-parsers", action="store_true", help="do not compare pypdf with pypdfium2")
+    parser.add_argument("--no-sentences", action="store_true", help="do not count footnotes and cut sentences")
     args = parser.parse_args(argv)
     with quiet_logs():
         rows = run_sets(args.sets)
-        parsers = parsers_table(readable_pdfs()) if not args.no_parsers and pdf_folder().exists() else ""
+        shared = readable_pdfs() if pdf_folder().exists() else []
+        parsers = parsers_table(shared) if not args.no_parsers and shared else ""
+        sentences = "" if args.no_sentences else sentences_table([*shared, *bundled_pdfs()])
+    if sentences:
+        body = f"{SENTENCE_NOTES}\n\n{sentences}"
+        title = "PDF text cleanup: footnotes and sentences cut (bench_cleanup)"
+        publish(args, "cleanup-sentences", title, MODULE, body)
     if rows:
         body = f"{markdown_table(HEADERS, rows)}\n\n{BODY_NOTES}"
         publish(args, "cleanup", "PDF text cleanup: debris in answer quotes (bench_cleanup)", MODULE, body)
@@ -280,6 +329,16 @@ def main(argv: list[str] | None = None) -> int:
         body = f"{PARSER_NOTES}\n\n{parsers}"
         publish(args, "cleanup-parsers", "PDF parsers side by side: pypdf and pypdfium2 (bench_cleanup)", MODULE, body)
     return 0
+
+
+SENTENCE_NOTES = (
+    "Every readable PDF of shared/data/pdfs and the two bundled ones (papertalk/demo/pdfs), each once, chunked "
+    "with `chunking.clean_text` off and on; the quotable sentences (`ingest.sentences.usable`) of the chunks "
+    "that are not captions. Holding a footnote: a line of the sentence opens with a note's mark glued to its "
+    'text ("2We exclude ...", "9https://...", "†Corresponding author"). Ending without a full stop: the '
+    "sentence does not end with . ! ? or : (a sentence cut by a page break, a figure or a footnote, or text "
+    "that is not prose: table rows, algorithm lines, author lists)."
+)
 
 
 PARSER_NOTES = (

@@ -17,7 +17,7 @@ from functools import cache, cached_property
 from llama_index.core.node_parser import SentenceSplitter
 from llama_index.core.schema import Document, TextNode
 
-from ingest.cleanup import Block, clean_pages, plain_pages
+from ingest.cleanup import Block, clean_pages, continues, is_prose, plain_pages
 from ingest.sections import is_back_matter
 from papertalk.settings import ChunkSettings
 from storage.embeddings import WordPieceCounter
@@ -91,13 +91,13 @@ class Chunker:
     def _split_blocks(self, pages: list[str]) -> list[_Piece]:
         """The pages cleaned (unless turned off) and split run by run: a run is the consecutive blocks of
         one section that are all body text or all one caption, so no chunk spans two sections."""
-        blocks = clean_pages(pages) if self.settings.clean_text else []
-        blocks = blocks or plain_pages(pages)  # text that is all furniture is kept as it is: a paper has chunks
+        cleaned = clean_pages(pages) if self.settings.clean_text else []
+        blocks = cleaned or plain_pages(pages)  # text that is all furniture is kept as it is: a paper has chunks
         out: list[_Piece] = []
         for run in _merge_small(_runs(blocks), self._min_run_pieces):
             out += [
                 _Piece(text, first, last, run[0].section, run[0].caption)
-                for text, first, last in self._split_pages([(b.page, b.text) for b in run])
+                for text, first, last in self._split_pages([(b.page, b.text) for b in run], join=bool(cleaned))
             ]
         return out
 
@@ -105,15 +105,24 @@ class Chunker:
         """Whether a run is too short to be chunks of its own (under half a chunk)."""
         return self.counter.count(" ".join(b.text for b in run)) < self.settings.chunk_tokens // 2
 
-    def _split_pages(self, pages: list[tuple[int, str]]) -> list[tuple[str, int | None, int | None]]:
-        """Split the pages' text at once (chunks may cross pages) and map each chunk to its pages."""
+    def _split_pages(
+        self, pages: list[tuple[int, str]], join: bool = False
+    ) -> list[tuple[str, int | None, int | None]]:
+        """Split the pages' text at once (chunks may cross pages) and map each chunk to its pages. A blank line
+        parts one text from the next (it ends a sentence); with `join` (cleaned text), a line break joins the
+        next to a sentence it carries on from an earlier page or from before a figure (`continues`)."""
         starts, numbers, parts, offset = [], [], [], 0
-        for number, page in pages:
+        pages = reading_order(pages) if join else pages
+        for i, (number, page) in enumerate(pages):
+            if i:
+                before, later = pages[i - 1][1], number >= pages[i - 1][0]  # a footnote's text comes from before
+                parts.append("\n " if join and later and is_prose(before) and continues(before, page) else "\n\n")
+                offset += 2
             starts.append(offset)
             numbers.append(number)
             parts.append(page)
-            offset += len(page) + 2
-        full = "\n\n".join(parts)
+            offset += len(page)
+        full = "".join(parts)
         nodes = self.splitter.get_nodes_from_documents([Document(text=full)])
         out: list[tuple[str, int | None, int | None]] = []
         cursor = 0
@@ -128,7 +137,8 @@ class Chunker:
             cursor = begin
             first = bisect.bisect_right(starts, begin) - 1
             last = bisect.bisect_right(starts, max(begin, end - 1)) - 1
-            out.append((text, numbers[first], numbers[last]))
+            spanned = numbers[first : last + 1]  # footnotes after their section's text may step back a page
+            out.append((text, min(spanned), max(spanned)))
         return out
 
 
@@ -139,6 +149,19 @@ class _Piece:
     page_end: int | None
     section: str = ""
     caption: bool = False
+
+
+def reading_order(texts: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """(page, text) pairs with a text that carries on a sentence left open before a figure's text (axis labels,
+    table cells: no line of prose) moved up to follow that sentence; the figure's text comes after it."""
+    out = list(texts)
+    for i in range(1, len(out)):
+        j = i - 1
+        while j >= 0 and not is_prose(out[j][1]):
+            j -= 1
+        if 0 <= j < i - 1 and out[i][0] >= out[j][0] and continues(out[j][1], out[i][1]):
+            out.insert(j + 1, out.pop(i))
+    return out
 
 
 def _runs(blocks: list[Block]) -> list[list[Block]]:

@@ -6,6 +6,9 @@ What pypdf returns keeps the page's furniture and loses its structure. Before ch
 - section headings ("4.2 Reward design", "References") are taken out of the text and kept as the section
   of the text that follows them, so a chunk records its section instead of a heading glued into a sentence;
 - figure and table captions ("Figure 3: ...") become blocks of their own, marked as captions;
+- footnotes at the bottom of a page ("2We exclude five papers ...", "9https://...") are taken out of the
+  page's text and put after the body of their section, their marks dropped, so that a sentence running on
+  to the next page is not cut by them;
 - words run together by the extraction are split again (`ingest.wordsplit`).
 
 `CLEANUP_VERSION` names this behaviour in the chunking fingerprint: changing it re-chunks stored papers.
@@ -17,12 +20,15 @@ import math
 import re
 from collections import Counter
 from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from ingest.sections import SectionTracker
 from ingest.wordsplit import restore_spaces
 
-CLEANUP_VERSION = 3  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
-# 3: a joined run takes the section holding most of its text, and main text never joins back matter
+CLEANUP_VERSION = 4  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
+# 3: a joined run takes the section holding most of its text, and main text never joins back matter;
+# 4: footnotes moved after their section's body, and a sentence running on across a page break or a figure's
+# text kept whole
 EDGE_LINES = 5  # lines at the top and at the bottom of a page where running headers and footers sit
 MAX_RUNNING_WORDS = 15
 MAX_CAPTION_LINES = 6
@@ -32,6 +38,15 @@ _ARXIV_STAMP = re.compile(r"arXiv:\s*\d{4}\.\d{4,5}(?:v\d+)?\s*\[[\w.\-]+\]\s*\d
 _CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Tab\.)\s*(?:[A-Z]\.?)?\d{1,3}\s*([:.|])\s*\S")
 _HYPHEN_END = re.compile(r"[a-z]-$")
 _SENTENCE_END = re.compile(r"[.!?][)\"'”’]?$")
+FOOTNOTE_LINES = 12  # footnotes are looked for among a page's last lines with text
+# a note's mark glued to its text: "2We exclude ...", "9https://...", "†Corresponding author" (a numbered
+# heading has a space after its number: "3 The S2ORC dataset")
+_FOOTNOTE = re.compile(r"\d{1,2}(?=[A-Z][a-z]|https?:|www\.)|[*†‡]\s?(?=[A-Z])")
+MIN_LINE_WORDS = 4  # a line of prose has at least this many tokens; axis labels and table cells fewer
+MIN_WORD_SHARE = 0.6  # and mostly words; numbers and symbols fill table rows and algorithms
+_WORD = re.compile(r"(?<!\S)[^\W\d_]{2,}[.,;:]?(?!\S)")  # a whole token that is a word (one scan per line)
+MIN_PROSE_SHARE = 0.5  # prose: at least this share of a passage's tokens on lines of prose
+MIN_PROSE_TOKENS = 20  # or a sentence's worth of them: a paragraph cut off by the table after it is still read
 
 
 @dataclass(frozen=True)
@@ -90,6 +105,7 @@ class _Builder:
     def __init__(self) -> None:
         self.blocks: list[Block] = []
         self.lines: list[str] = []
+        self.notes: list[Block] = []  # footnotes waiting for the end of their section's text
         self.page, self.section, self.caption = 0, "", False
 
     def flush(self) -> None:
@@ -105,7 +121,16 @@ class _Builder:
     def start(self, page: int, section: str, caption: bool) -> None:
         if (page, section, caption) != (self.page, self.section, self.caption):
             self.flush()
+            if section != self.section:
+                self.flush_notes()
             self.page, self.section, self.caption = page, section, caption
+
+    def note(self, page: int, section: str, texts: list[str]) -> None:
+        self.notes += [Block(page, restore_spaces(t), section) for t in texts]
+
+    def flush_notes(self) -> None:
+        self.blocks += self.notes
+        self.notes = []
 
 
 def caption_marks(lines: list[list[str]]) -> str:
@@ -126,6 +151,8 @@ def clean_pages(pages: list[str]) -> list[Block]:
     tracker, out = SectionTracker(), _Builder()
     for number, page in enumerate(pages, start=1):
         lines, caption_left = strip_furniture(page.splitlines(), running), 0
+        cut = footnote_start(lines)
+        lines, notes = lines[:cut], footnotes(lines[cut:])
         for i, line in enumerate(lines):
             if not line.strip():  # a paragraph break ends a caption
                 caption_left = 0
@@ -144,7 +171,64 @@ def clean_pages(pages: list[str]) -> list[Block]:
             if caption_left:
                 caption_left = 0 if _SENTENCE_END.search(line.strip()) else caption_left - 1
         out.flush()
+        out.note(number, tracker.section, notes)
+    out.flush_notes()
     return join_hyphens(out.blocks)
+
+
+def footnote_start(lines: list[str]) -> int:
+    """Where the page's footnotes start: the first of its last `FOOTNOTE_LINES` lines with text that opens
+    with a note's mark glued to its text; they run to the end of the page. `len(lines)` when there are none."""
+    filled = [i for i, x in enumerate(lines) if x.strip()]
+    return next((i for i in filled[-FOOTNOTE_LINES:] if _FOOTNOTE.match(lines[i].strip())), len(lines))
+
+
+def footnotes(lines: list[str]) -> list[str]:
+    """The notes in a page's footnote lines, each without its mark (a line without one continues a note)."""
+    notes: list[str] = []
+    for line in (x.strip() for x in lines if x.strip()):
+        mark = _FOOTNOTE.match(line)
+        if mark:
+            notes.append(line[mark.end() :].lstrip())
+        elif notes:
+            notes[-1] += "\n" + line
+    return [n for n in notes if n]
+
+
+def continues(before: str, after: str) -> bool:
+    """Whether `after` carries on the sentence `before` leaves open (a page break or a figure in between):
+    `before` ends without a full stop, and `after` starts with a small letter or `before` ends with a comma,
+    colon or semicolon ("... which Wang et al. (2022) define as:" | "“Checking the factual errors ...")."""
+    end, start = before.rstrip(), after.lstrip()[:1]
+    if not end or not start or _SENTENCE_END.search(end):
+        return False
+    return start.islower() or (end[-1] in ",:;" and not start.isdigit())
+
+
+def prose_line(line: str) -> bool:
+    """Whether a line reads as a line of sentences: `MIN_LINE_WORDS` tokens or more, mostly words (not axis
+    labels, table cells or an algorithm's steps)."""
+    parts = line.split()
+    return len(parts) >= MIN_LINE_WORDS and len(_WORD.findall(line)) >= MIN_WORD_SHARE * len(parts)
+
+
+@lru_cache(maxsize=4096)  # a scope's questions weigh the same passages again and again (assistant.furniture)
+def is_prose(text: str) -> bool:
+    """Whether `text` reads as sentences rather than figure, table or algorithm text: at least
+    `MIN_PROSE_SHARE` of its tokens, or `MIN_PROSE_TOKENS` of them, on lines of prose (`prose_line`). A chunk
+    that opens with the paragraph before a table and goes on with the table's rows holds that paragraph's
+    sentences, which may answer a question ("The resulting corpus consists of 81.1M papers." before S2ORC's
+    Table 1)."""
+    tokens = 0
+    in_prose = 0
+    for line in text.splitlines():
+        parts = line.split()
+        tokens += len(parts)
+        if prose_line(line):
+            in_prose += len(parts)
+            if in_prose >= MIN_PROSE_TOKENS:  # prose whatever follows (most chunks: decided on the first lines)
+                return True
+    return tokens > 0 and in_prose >= min(MIN_PROSE_SHARE * tokens, MIN_PROSE_TOKENS)
 
 
 def _alone(lines: list[str], i: int) -> bool:

@@ -117,7 +117,8 @@ class ChunkSettings(_Group):
     clean_text: bool = Field(
         True,
         description="Clean PDF text before chunking: drop running headers, footers and page numbers, keep "
-        "section headings as each chunk's section, mark figure and table captions, split run-together words.",
+        "section headings as each chunk's section, mark figure and table captions, move footnotes after their "
+        "section's text, keep a sentence cut by a page break whole, split run-together words.",
     )
 
 

@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ingest.chunking import Chunker
-from ingest.cleanup import Block, clean_pages, join_hyphens
+from ingest.chunking import Chunker, reading_order
+from ingest.cleanup import Block, clean_pages, continues, footnote_start, footnotes, join_hyphens
 from ingest.pdf import read_pdf
 from ingest.sections import SectionTracker
+from ingest.sentences import split_sentences
 from ingest.wordsplit import restore_spaces
 from papertalk.settings import ChunkSettings
 from storage.records import Chunk, Paper
@@ -125,3 +126,85 @@ def test_a_title_alone_between_blank_lines_is_a_heading_and_paragraphs_stay_apar
     assert block.text == "We use a transformer encoder.\n\nIt has two layers and no\ndecoder."
     (kept,) = clean_pages(["One line of text that is not a heading\nand its second line."])
     assert kept.section == "" and kept.text.startswith("One line")
+
+
+def test_footnote_at_the_bottom_of_a_page_goes_after_its_section_and_the_sentence_runs_on() -> None:
+    """A sentence cut by the page break and the footnotes under it: the footnote (its mark dropped) goes after
+    the section's text, and the sentence reads on across the break as one sentence of one chunk."""
+    pages = [
+        "2 Survey\nWe survey the field. Most of the 162 surveyed papers\n2We exclude five papers on pre-training.\n"
+        "3https://example.org/survey",
+        "were published in major venues.\nThey rarely report agreement.\n3 The method\nWe propose a method.",
+    ]
+    blocks = clean_pages(pages)
+    survey = [b for b in blocks if b.section == "2 Survey"]
+    assert [b.page for b in survey] == [1, 2, 1, 1]  # the body, then the two notes
+    assert (
+        survey[2].text == "We exclude five papers on pre-training." and survey[3].text == "https://example.org/survey"
+    )
+    assert not any("2We" in b.text or "162 surveyed papers\n" in b.text[-30:] for b in survey[:1])
+    paper = Paper(paper_id="p", title="A survey", pages=pages)
+    chunks = Chunker(ChunkSettings()).chunk(paper, paper.content_hash())
+    sentences = [" ".join(s.text.split()) for c in chunks for s in split_sentences(c.text)]
+    assert "Most of the 162 surveyed papers were published in major venues." in sentences
+    assert "We exclude five papers on pre-training." in sentences
+    holding = next(c for c in chunks if "162 surveyed" in c.text)
+    assert (holding.page_start, holding.page_end) == (1, 2)
+
+
+def test_a_sentence_of_a_real_paper_reads_on_across_its_page_break_without_its_footnote() -> None:
+    """LongEval (bundled, CC BY): page 2 ends "Most of the 162 surveyed papers" above footnote 2, and page 3 goes
+    on "were published in major NLP/ML venues"."""
+    paper = read_pdf(LONGEVAL_PDF)
+    assert "Most of the 162 surveyed papers\n2We exclude five papers" in paper.pages[1]  # as extracted
+    chunks = Chunker(ChunkSettings()).chunk(paper, paper.content_hash())
+    found = {
+        " ".join(s.text.split()): (c.page_start, c.page_end)
+        for c in chunks
+        for s in split_sentences(c.text)
+        if "162 surveyed papers" in s.text or "We exclude five papers" in s.text
+    }
+    whole = (
+        "Most of the 162 surveyed papers were published in major NLP/ML venues, but we also include newer"
+        " preprints from 2022."
+    )
+    assert found.pop(whole) == (2, 3)
+    (note,) = found  # the footnote is a sentence of its own, without its mark
+    assert note.startswith("We exclude five papers which used long-form summarization data for pre-training only")
+
+
+def test_a_sentence_reads_on_past_the_figure_text_at_the_top_of_the_next_page() -> None:
+    """LongEval (bundled, CC BY): page 5 ends "FINE annotations have lower"; page 6 opens with Figure 4's axis
+    labels and caption, then goes on "standard deviation (and thus higher agreement)". The sentence is read
+    whole, and the axis labels are not glued to it."""
+    chunks = Chunker(ChunkSettings()).chunk(read_pdf(LONGEVAL_PDF), "longeval")
+    sentences = {" ".join(s.text.split()): c for c in chunks for s in split_sentences(c.text)}
+    whole = next(s for s in sentences if "lower standard deviation (and thus higher agreement)" in s)
+    assert whole.startswith("Overall, we observe that across all settings, FINE annotations have lower standard")
+    assert whole.endswith("(7.8 vs 14.0 average on 100-point scaled ratings).")
+    assert (sentences[whole].page_start, sentences[whole].page_end) == (5, 6)
+    assert not any(s.startswith("standard deviation (and thus") or "COARSE - SQuALITY standard" in s for s in sentences)
+
+
+def test_figure_text_between_a_sentence_and_its_end_moves_after_it() -> None:
+    body = [(5, "Overall, FINE annotations have lower"), (6, "0.1 0.2 0.3\nFraction of units\nFINE - PubMed")]
+    rest = (6, "standard deviation than COARSE ones.\nThis leads to better estimates.")
+    assert reading_order([*body, rest]) == [body[0], rest, body[1]]
+    done = [(5, "The survey ends here."), (6, "0.1 0.2 0.3\nFraction of units"), (6, "a label after the figure")]
+    assert reading_order(done) == done  # a full stop ends the sentence: nothing moves
+
+
+def test_what_marks_a_footnote_and_what_carries_a_sentence_on() -> None:
+    lines = ["9https://www.upwork.com/", "14The FINE annotations were shown", "hints.", "†Corresponding author"]
+    assert footnotes(lines) == [
+        "https://www.upwork.com/",
+        "The FINE annotations were shown\nhints.",
+        "Corresponding author",
+    ]
+    lines = ["3 The S2ORC dataset", "text", "2020 was a year"]  # a heading and a year are not notes
+    assert footnote_start(lines) == len(lines)
+    assert continues("Most of the surveyed papers", "were published")
+    assert continues("which they define as:", "“Checking the factual errors")
+    assert not continues("The survey ends here.", "the next page")  # a full stop ends it
+    assert not continues("FINE annotations have lower", "0.1 0.2 0.3")  # figure ticks do not carry it on
+    assert not continues("S2ORC: The Semantic Scholar Corpus", "We introduce S2ORC")

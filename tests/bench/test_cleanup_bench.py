@@ -1,0 +1,23 @@
+"""bench_cleanup's sentence counts: a footnote under a cut sentence is counted with the cleanup off, not on."""
+
+from __future__ import annotations
+
+from bench.bench_cleanup import sentence_counts
+from storage.records import Paper
+
+PAGES = [
+    "2 Survey\nWe survey the field of summarization. Most of the 162 surveyed papers\n"
+    "2We exclude five papers on pre-training only.",
+    "were published in major venues. They rarely report any agreement between",
+    "their annotators, and few of them release their annotations.",
+]
+
+
+def test_sentence_counts_see_the_footnote_and_the_cut_sentence_only_without_cleanup() -> None:
+    paper = Paper(paper_id="p", title="A survey", pages=PAGES)
+    off = sentence_counts([paper], clean=False)
+    on = sentence_counts([paper], clean=True)
+    # off: "... surveyed papers\n2We exclude ..." holds the footnote, "... agreement between" ends open
+    assert off[3].startswith("1 (") and off[4].startswith("1 (")
+    assert on[3].startswith("0 (") and on[4].startswith("0 (")
+    assert on[2] == 4  # the survey, the sentence across the first break, the one across the second, the note
