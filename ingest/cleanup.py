@@ -8,7 +8,8 @@ What pypdf returns keeps the page's furniture and loses its structure. Before ch
 - figure and table captions ("Figure 3: ...") become blocks of their own, marked as captions;
 - footnotes at the bottom of a page ("2We exclude five papers ...", "9https://...") are taken out of the
   page's text and put after the body of their section, their marks dropped, so that a sentence running on
-  to the next page is not cut by them;
+  to the next page is not cut by them; a note's mark in the text after a word's punctuation ("research.1")
+  is dropped too;
 - words run together by the extraction are split again (`ingest.wordsplit`).
 
 `CLEANUP_VERSION` names this behaviour in the chunking fingerprint: changing it re-chunks stored papers.
@@ -25,10 +26,10 @@ from functools import lru_cache
 from ingest.sections import SectionTracker
 from ingest.wordsplit import restore_spaces
 
-CLEANUP_VERSION = 4  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
+CLEANUP_VERSION = 5  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
 # 3: a joined run takes the section holding most of its text, and main text never joins back matter;
 # 4: footnotes moved after their section's body, and a sentence running on across a page break or a figure's
-# text kept whole
+# text kept whole; 5: note marks after a word's punctuation dropped ("research.1")
 EDGE_LINES = 5  # lines at the top and at the bottom of a page where running headers and footers sit
 MAX_RUNNING_WORDS = 15
 MAX_CAPTION_LINES = 6
@@ -42,6 +43,13 @@ FOOTNOTE_LINES = 12  # footnotes are looked for among a page's last lines with t
 # a note's mark glued to its text: "2We exclude ...", "9https://...", "†Corresponding author" (a numbered
 # heading has a space after its number: "3 The S2ORC dataset")
 _FOOTNOTE = re.compile(r"\d{1,2}(?=[A-Z][a-z]|https?:|www\.)|[*†‡]\s?(?=[A-Z])")
+# a note's mark after a word's punctuation: "research.1", "S2ORC,1 a large corpus", "settings:12 (1)"; not a
+# number of its own ("Section 3.1", "(A.1)", "arXiv:2005.14165"), an equation's subscript ("V_ov,9 = 2") or the
+# number after an abbreviation ("Fig.3")
+_NOTE_MARK = re.compile(r"(?<=[A-Za-z]{3}[.,;:])\d{1,2}(?=\s+[^\s=±−+×·<>≤≥\-]|\s*$)", re.MULTILINE)
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)[.,;:]$")
+_NUMBERED = {"fig", "figs", "sec", "secs", "tab", "eq", "eqs", "ref", "refs", "vol", "app", "thm", "alg", "lem",
+             "def", "prop", "cor", "chap", "ver", "rev", "step", "part", "no", "nos", "pp", "art"}  # fmt: skip
 MIN_LINE_WORDS = 4  # a line of prose has at least this many tokens; axis labels and table cells fewer
 MIN_WORD_SHARE = 0.6  # and mostly words; numbers and symbols fill table rows and algorithms
 _WORD = re.compile(r"(?<!\S)[^\W\d_]{2,}[.,;:]?(?!\S)")  # a whole token that is a word (one scan per line)
@@ -111,7 +119,7 @@ class _Builder:
     def flush(self) -> None:
         text = "\n".join(self.lines).strip()
         if text:
-            self.blocks.append(Block(self.page, restore_spaces(text), self.section, self.caption))
+            self.blocks.append(Block(self.page, restore_spaces(drop_note_marks(text)), self.section, self.caption))
         self.lines = []
 
     def paragraph(self) -> None:
@@ -126,7 +134,7 @@ class _Builder:
             self.page, self.section, self.caption = page, section, caption
 
     def note(self, page: int, section: str, texts: list[str]) -> None:
-        self.notes += [Block(page, restore_spaces(t), section) for t in texts]
+        self.notes += [Block(page, restore_spaces(drop_note_marks(t)), section) for t in texts]
 
     def flush_notes(self) -> None:
         self.blocks += self.notes
@@ -203,6 +211,17 @@ def continues(before: str, after: str) -> bool:
     if not end or not start or _SENTENCE_END.search(end):
         return False
     return start.islower() or (end[-1] in ",:;" and not start.isdigit())
+
+
+def drop_note_marks(text: str) -> str:
+    """`text` without the footnote marks glued after a word's punctuation ("... for future research.1" ->
+    "... for future research."); the notes themselves are moved by `footnotes`."""
+
+    def keep(m: re.Match[str]) -> str:
+        word = _WORD_BEFORE.search(text[max(0, m.start() - 12) : m.start()])
+        return m.group(0) if word and word.group(1).lower() in _NUMBERED else ""
+
+    return _NOTE_MARK.sub(keep, text)
 
 
 def prose_line(line: str) -> bool:

@@ -13,6 +13,7 @@ import pytest
 from assistant.extractive import ExtractiveAnswerer
 from assistant.service import Assistant
 from assistant.types import Answer, Passage, Scope
+from ingest.cleanup import drop_note_marks
 from ingest.pdf import read_pdf
 from storage.store import Store
 from tests.conftest import LONGEVAL_PDF, S2ORC_PDF
@@ -29,11 +30,12 @@ def _flat(text: str) -> str:
 
 
 def _on_cited_page(answer: Answer, pdf_pages: list[str]) -> bool:
-    """The first sentence's quote is in the text of the pages its citation names."""
+    """The first sentence's quote is in the text of the pages its citation names (without the note marks the
+    cleanup drops: "S2ORC,1 a large corpus")."""
     citation = answer.sentences[0].citations[0]
     assert citation.page_start is not None
     pages = pdf_pages[citation.page_start - 1 : (citation.page_end or citation.page_start)]
-    return _flat(citation.quote) in _flat(" ".join(pages))
+    return _flat(citation.quote) in _flat(drop_note_marks(" ".join(pages)))
 
 
 @pytest.fixture(scope="module")

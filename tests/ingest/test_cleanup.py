@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ingest.chunking import Chunker, reading_order
-from ingest.cleanup import Block, clean_pages, continues, footnote_start, footnotes, join_hyphens
+from ingest.cleanup import Block, clean_pages, continues, drop_note_marks, footnote_start, footnotes, join_hyphens
 from ingest.pdf import read_pdf
 from ingest.sections import SectionTracker
 from ingest.sentences import split_sentences
@@ -192,6 +192,26 @@ def test_figure_text_between_a_sentence_and_its_end_moves_after_it() -> None:
     assert reading_order([*body, rest]) == [body[0], rest, body[1]]
     done = [(5, "The survey ends here."), (6, "0.1 0.2 0.3\nFraction of units"), (6, "a label after the figure")]
     assert reading_order(done) == done  # a full stop ends the sentence: nothing moves
+
+
+def test_note_marks_after_punctuation_are_dropped_and_numbers_kept() -> None:
+    assert drop_note_marks("We introduce S2ORC,1 a large corpus") == "We introduce S2ORC, a large corpus"
+    assert drop_note_marks("our software for future research.1\nNext") == "our software for future research.\nNext"
+    assert drop_note_marks("each PDF.11 We then use GROBID") == "each PDF. We then use GROBID"
+    assert drop_note_marks("in three settings:12 (1) no hints") == "in three settings: (1) no hints"
+    kept = ["see Fig.3 for", "Eq.2 gives", "in Section 3.1 we", "(A.1) we", "Appendix C.1 for", "arXiv:2005.14165",
+            "V_ov,9 − 2ID,9", "Vov,9)2", "(Lo et al.,2020)"]  # fmt: skip
+    assert [drop_note_marks(t) for t in kept] == kept
+
+
+def test_a_real_abstract_loses_its_note_mark() -> None:
+    """S2ORC (bundled, CC BY): "We introduce S2ORC,1 a large corpus" in the text layer, the note's mark after the
+    name's comma."""
+    paper = read_pdf(S2ORC_PDF)
+    assert "S2ORC,1 a large corpus" in paper.pages[0]
+    chunks = Chunker(ChunkSettings()).chunk(paper, "s2orc")
+    assert any("We introduce S2ORC, a large corpus of 81.1M" in " ".join(c.text.split()) for c in chunks)
+    assert not any("S2ORC,1 a" in " ".join(c.text.split()) for c in chunks)
 
 
 def test_what_marks_a_footnote_and_what_carries_a_sentence_on() -> None:
