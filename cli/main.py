@@ -294,6 +294,12 @@ def _load_demo(store: Store) -> None:
             _print_report(report)
         if load.vectors:
             console.print(load.vectors, highlight=False)
+        if load.sentences_kept:
+            console.print(
+                f"{load.sentences_kept:,} sentence vectors stored from the shipped file for papers an earlier "
+                "demo load kept",
+                highlight=False,
+            )
         print_assigned(load.topics)
 
 

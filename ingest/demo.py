@@ -7,7 +7,9 @@ shipped sentence vectors (another model) the sentences are not embedded at load 
 the first run): answers embed the few sentences they weigh at question time, as with
 `embedding.sentence_vectors` off. No paper is tagged by hand: the topic assigner scores every paper against the
 bundled registry (which covers the corpus's field), so the demo topic holds the papers the assigner puts
-there and the neighbouring topics theirs.
+there and the neighbouring topics theirs. Loading a newer demo version into a store that holds an older one
+ingests again (unchanged papers are kept as they are) and stores the shipped sentence vectors of the papers it
+kept, so an upgraded store answers as fast as a fresh one.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from dataclasses import dataclass, field
 
 from ingest.demo_vectors import shipped_outcome, use_shipped_vectors
 from ingest.pipeline import IngestReport, ProgressFn
+from ingest.sentence_vectors import fill, missing_chunks
 from ingest.service import assign_topics, ingest_papers
 from ingest.sources import arxiv_papers, count_lines, count_pdfs, pdf_papers
 from ingest.topic_assign import AssignReport
@@ -44,10 +47,21 @@ class DemoLoad:
     reports: list[tuple[str, IngestReport]] = field(default_factory=list)
     topics: AssignReport = field(default_factory=AssignReport)
     vectors: str = ""
+    sentences_kept: int = 0  # sentence vectors stored for papers an earlier load kept (from the shipped file)
 
     @property
     def failed(self) -> bool:
         return any(report.failed for _, report in self.reports)
+
+    @property
+    def paper_ids(self) -> list[str]:
+        return [pid for _, report in self.reports for pid in report.paper_ids]
+
+
+def _without_sentences(store: Store, paper_ids: list[str]) -> list[str]:
+    """The stored chunks of these papers that have no sentence vector (a chunk id starts with its paper's id)."""
+    papers = set(paper_ids)
+    return [cid for cid in missing_chunks(store) if cid.rsplit("#", 2)[0] in papers]
 
 
 def demo_loaded(store: Store) -> bool:
@@ -79,11 +93,13 @@ def load_demo_corpus(store: Store, progress: ProgressFactory = _no_progress, say
         with progress(name, total) as advance:
             ingested = ingest_papers(store, items(), progress=advance, topics=False, sentence_vectors=sentences)
             load.reports.append((name, ingested.report))
+    if sentences:  # papers an earlier demo version stored (kept unchanged) may have none yet
+        load.sentences_kept = fill(store, _without_sentences(store, load.paper_ids))
     if store.catalog.get_meta(DEMO_META) == HAND_TAGGED:  # a store loaded before: the assigner decides now
         store.topics.untag(slugify(DEMO_TOPIC), load.reports[0][1].paper_ids)
     if shipped is not None and shipped.asked:  # before topics are scored: their descriptions are no chunk misses
         load.vectors = shipped_outcome(shipped)
-    load.topics = assign_topics(store, [pid for _, report in load.reports for pid in report.paper_ids])
+    load.topics = assign_topics(store, load.paper_ids)
     if not load.failed:
         store.catalog.set_meta(DEMO_META, DEMO_VERSION)
     return load

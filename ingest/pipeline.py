@@ -75,6 +75,15 @@ def chunking_fingerprint(settings: Settings) -> str:
     return f"{embedding_identity(settings)[0]} c{c.chunk_tokens}/o{c.overlap_tokens}/t{c.title_tokens}/{cleanup}"
 
 
+def same_chunking(stored: str | None, current: str, full_text: bool) -> bool:
+    """Whether chunks made under the fingerprint `stored` are what `current` makes (None: recorded before
+    fingerprints were, taken as current). The text cleanup reads only a PDF's pages, so an abstract-only record
+    keeps its chunks whatever the cleanup's version: a new cleanup re-chunks the PDFs, not 100k records."""
+    if stored is None or stored == current:
+        return True
+    return not full_text and stored.rsplit("/", 1)[0] == current.rsplit("/", 1)[0]
+
+
 @dataclass
 class _Queued:
     """A paper waiting for its batch: its chunks, and its status before this run (None: new)."""
@@ -194,7 +203,7 @@ class Ingestor:
         paper = merge_with_existing(paper, existing)
         digest = paper.content_hash()
         same = existing is not None and existing.status == "indexed" and existing.content_hash == digest
-        if same and existing and existing.chunking in (None, self.fingerprint):
+        if same and existing and same_chunking(existing.chunking, self.fingerprint, paper.has_full_text):
             self._note_unchanged(paper, existing)
             report.unchanged += 1
             return

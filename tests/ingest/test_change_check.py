@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from ingest.cleanup import CLEANUP_VERSION
-from ingest.pipeline import Ingestor, chunking_fingerprint
+from ingest.pipeline import Ingestor, chunking_fingerprint, same_chunking
 from ingest.sources import arxiv_papers
 from papertalk.settings import ChunkSettings, Settings
 from storage.embeddings import LocalMiniLMEmbedding
@@ -98,6 +98,27 @@ def test_papers_chunked_before_fingerprints_were_recorded_are_kept_and_recorded(
     assert (report.unchanged, report.rechunked, len(embedded)) == (30, 0, 0)
     rows = store.catalog.query("SELECT DISTINCT chunking FROM papers")
     assert [r[0] for r in rows] == [chunking_fingerprint(store.settings)]
+
+
+def test_a_new_text_cleanup_rechunks_pdfs_but_not_abstract_only_records(
+    settings: Settings, metadata_file: Path, embedded: list[str]
+) -> None:
+    from ingest.sources import pdf_papers
+    from tests.conftest import S2ORC_PDF
+
+    with _open(settings) as store:
+        Ingestor(store).run(arxiv_papers(metadata_file))
+        Ingestor(store).run(pdf_papers([S2ORC_PDF]))
+        older = chunking_fingerprint(store.settings).replace(f"/x{CLEANUP_VERSION}", "/x3")
+        store.catalog.transaction([("UPDATE papers SET chunking = ?", (older,))])  # as an older cleanup left them
+        embedded.clear()
+        records = Ingestor(store).run(arxiv_papers(metadata_file))
+        assert (records.unchanged, records.rechunked, len(embedded)) == (30, 0, 0)
+        pdf = Ingestor(store).run(pdf_papers([S2ORC_PDF]))
+        assert (pdf.unchanged, pdf.rechunked) == (0, 1) and len(embedded) == pdf.chunks > 0
+    current = chunking_fingerprint(settings)
+    assert same_chunking(None, current, True) and same_chunking(current, current, True)
+    assert not same_chunking(current.replace(" c", " c9"), current, False)  # other chunk sizes: records too
 
 
 def test_cli_rerun_with_other_chunk_sizes_says_it_rechunked(metadata_file: Path) -> None:

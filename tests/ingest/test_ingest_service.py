@@ -88,6 +88,25 @@ def test_demo_load_lets_the_assigner_decide_the_topics(store: Store, small_demo:
     assert demo.load_demo_corpus(store) is None  # loaded once
 
 
+def test_a_store_loaded_by_an_older_demo_version_gets_the_shipped_sentence_vectors(
+    store: Store, small_demo: Path
+) -> None:
+    """A demo loaded before its sentence vectors shipped: loading the new version keeps every paper as it is
+    (nothing embedded) and stores the sentence vectors of the papers it kept, from the shipped file."""
+    first = demo.load_demo_corpus(store)
+    assert first is not None and not first.failed and first.sentences_kept == 0  # a fresh load stored them all
+    count = "SELECT COUNT(*) AS n FROM sentence_vectors"
+    full = store.catalog.query(count)[0]["n"]
+    store.catalog.transaction([("DELETE FROM sentence_vectors", ())])  # as the older version left the store
+    store.catalog.set_meta(demo.DEMO_META, "2")
+    again = demo.load_demo_corpus(store)
+    assert again is not None and not again.failed
+    assert [report.unchanged for _, report in again.reports] == [23, 1]  # nothing ingested again
+    assert again.sentences_kept == full == store.catalog.query(count)[0]["n"]
+    assert store.embedder.sentence_misses() == 0  # type: ignore[attr-defined]  # all served by the shipped file
+    assert demo.demo_loaded(store) and demo.load_demo_corpus(store) is None
+
+
 def test_a_store_loaded_with_hand_tags_gets_the_assigners_topics(store: Store, small_demo: Path) -> None:
     """A demo loaded by the version that tagged every record with the demo topic: loading again removes those
     tags (nothing is ingested or scored again), so the topic holds what the assigner put there."""
