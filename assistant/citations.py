@@ -202,12 +202,13 @@ class CitationChecker:
 
 
 def _citation(number: int, passage: Passage, sentence: Sentence | None, support: float) -> Citation:
+    first, last = passage.pages_of(sentence.start, sentence.end) if sentence else (passage.page_start, passage.page_end)
     return Citation(
         number=number,
         chunk_id=passage.chunk_id,
         paper_id=passage.paper_id,
-        page_start=passage.page_start,
-        page_end=passage.page_end,
+        page_start=first,
+        page_end=last,
         span_start=sentence.start if sentence else 0,
         span_end=sentence.end if sentence else 0,
         quote=sentence.text if sentence else "",

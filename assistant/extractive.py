@@ -256,12 +256,13 @@ class ExtractiveAnswerer(Answerer):
 
     def _cite(self, cand: _Candidate, sources: list[Passage]) -> AnswerSentence:
         passage = sources[cand.source]
+        first, last = passage.pages_of(cand.sentence.start, cand.sentence.end)
         citation = Citation(
             number=passage.number,
             chunk_id=passage.chunk_id,
             paper_id=passage.paper_id,
-            page_start=passage.page_start,
-            page_end=passage.page_end,
+            page_start=first,
+            page_end=last,
             span_start=cand.sentence.start,
             span_end=cand.sentence.end,
             quote=cand.sentence.text,

@@ -114,7 +114,7 @@ def find_items(question: str, sources: list[Passage], kinds: tuple[str, ...]) ->
 
 def _citation(passage: Passage, mention: _Mention) -> Citation:
     s, p = mention.sentence, passage
-    return Citation(p.number, p.chunk_id, p.paper_id, p.page_start, p.page_end, s.start, s.end, s.text,
+    return Citation(p.number, p.chunk_id, p.paper_id, *p.pages_of(s.start, s.end), s.start, s.end, s.text,
                     round(mention.relevance, 4))  # fmt: skip
 
 

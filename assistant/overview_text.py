@@ -205,7 +205,7 @@ def passage_of(chunk: ChunkRow, paper: PaperRow, number: int) -> Passage:
     c, p = chunk, paper
     return Passage(
         c.chunk_id, p.paper_id, p.title, p.authors, p.year, p.link, c.page_start, c.page_end, c.text, number=number,
-        section=c.section, caption=c.caption,
+        section=c.section, caption=c.caption, page_marks=c.page_marks,
     )  # fmt: skip
 
 
@@ -213,7 +213,7 @@ def _cite(cand: Candidate, passage: Passage, value: float) -> AnswerSentence:
     """A sentence citing the span it was quoted from (fields in `Citation` order: source, pages, span, quote)."""
     s, p = cand.sentence, passage
     citation = Citation(
-        p.number, p.chunk_id, p.paper_id, p.page_start, p.page_end, s.start, s.end, s.text, round(value, 4),
+        p.number, p.chunk_id, p.paper_id, *p.pages_of(s.start, s.end), s.start, s.end, s.text, round(value, 4),
         section=p.section,
     )  # fmt: skip
     return AnswerSentence(cand.text, [citation], round(value, 4))

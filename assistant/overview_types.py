@@ -91,7 +91,7 @@ class Changes:
 
 def answer_from_dict(data: dict[str, Any]) -> Answer:
     """An `Answer` read back from `Answer.to_dict()`."""
-    sources = [Passage(**{k: v for k, v in p.items() if k != "pages"}) for p in data["sources"]]
+    sources = [_passage(p) for p in data["sources"]]
     sentences = [
         AnswerSentence(s["text"], [Citation(**c) for c in s["citations"]], s["support"], s["supported"])
         for s in data["sentences"]
@@ -111,3 +111,10 @@ def answer_from_dict(data: dict[str, Any]) -> Answer:
 
 def sections_from_dicts(items: list[dict[str, Any]]) -> list[Section]:
     return [Section(**item) for item in items]
+
+
+def _passage(data: dict[str, Any]) -> Passage:
+    """A source read back from `Passage`'s fields as JSON keeps them (page marks were lists there)."""
+    fields = {k: v for k, v in data.items() if k != "pages"}
+    fields["page_marks"] = tuple((int(o), int(p)) for o, p in fields.get("page_marks") or ())
+    return Passage(**fields)

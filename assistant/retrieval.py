@@ -246,6 +246,7 @@ class HybridRetriever:
                     keyword_score=keyword.get(chunk_id),
                     section=chunk.section,
                     caption=chunk.caption,
+                    page_marks=chunk.page_marks,
                 )
             )
         return out

@@ -6,6 +6,8 @@ from dataclasses import asdict, dataclass, field
 from datetime import date
 from typing import Any
 
+from storage.records import PageMarks, pages_of_span
+
 
 @dataclass(frozen=True)
 class Scope:
@@ -61,10 +63,16 @@ class Passage:
     chunk_ids: list[str] = field(default_factory=list)  # every chunk `text` covers, when more than `chunk_id`
     section: str = ""  # the section of the paper it is from, e.g. "4.2 Reward design" ("" when unknown)
     caption: bool = False  # a figure or table caption rather than body text
+    page_marks: PageMarks = ()  # where each page's text starts in `text` (`storage.records.pages_of_span`)
 
     @property
     def pages(self) -> str:
         return _pages(self.page_start, self.page_end)
+
+    def pages_of(self, start: int, end: int) -> tuple[int | None, int | None]:
+        """The first and last page of the quote at [start, end) of `text`: its own page where the passage
+        knows where its pages start, else the passage's page range."""
+        return pages_of_span(self.page_marks, start, end, (self.page_start, self.page_end))
 
     def label(self) -> str:
         """ "Title (2025), p. 3" — how a source is shown to people."""

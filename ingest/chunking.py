@@ -21,7 +21,7 @@ from ingest.cleanup import Block, clean_pages, continues, is_prose, plain_pages
 from ingest.sections import is_back_matter
 from papertalk.settings import ChunkSettings
 from storage.embeddings import WordPieceCounter
-from storage.records import Chunk, Paper
+from storage.records import Chunk, PageMarks, Paper
 
 log = logging.getLogger(__name__)
 
@@ -81,6 +81,7 @@ class Chunker:
                 page_end=p.page_end,
                 section=p.section,
                 caption=p.caption,
+                page_marks=p.page_marks,
             )
             for i, p in enumerate(pieces)
         ]
@@ -96,8 +97,8 @@ class Chunker:
         out: list[_Piece] = []
         for run in _merge_small(_runs(blocks), self._min_run_pieces):
             out += [
-                _Piece(text, first, last, run[0].section, run[0].caption)
-                for text, first, last in self._split_pages([(b.page, b.text) for b in run], join=bool(cleaned))
+                _Piece(text, first, last, run[0].section, run[0].caption, marks)
+                for text, first, last, marks in self._split_pages([(b.page, b.text) for b in run], join=bool(cleaned))
             ]
         return out
 
@@ -107,7 +108,7 @@ class Chunker:
 
     def _split_pages(
         self, pages: list[tuple[int, str]], join: bool = False
-    ) -> list[tuple[str, int | None, int | None]]:
+    ) -> list[tuple[str, int | None, int | None, PageMarks]]:
         """Split the pages' text at once (chunks may cross pages) and map each chunk to its pages. A blank line
         parts one text from the next (it ends a sentence); with `join` (cleaned text), a line break joins the
         next to a sentence it carries on from an earlier page or from before a figure (`continues`)."""
@@ -124,7 +125,7 @@ class Chunker:
             offset += len(page)
         full = "".join(parts)
         nodes = self.splitter.get_nodes_from_documents([Document(text=full)])
-        out: list[tuple[str, int | None, int | None]] = []
+        out: list[tuple[str, int | None, int | None, PageMarks]] = []
         cursor = 0
         for node in nodes:
             assert isinstance(node, TextNode)
@@ -138,7 +139,8 @@ class Chunker:
             first = bisect.bisect_right(starts, begin) - 1
             last = bisect.bisect_right(starts, max(begin, end - 1)) - 1
             spanned = numbers[first : last + 1]  # footnotes after their section's text may step back a page
-            out.append((text, min(spanned), max(spanned)))
+            marks = _page_marks(starts[first : last + 1], spanned, begin, text == full[begin:end])
+            out.append((text, min(spanned), max(spanned), marks))
         return out
 
 
@@ -149,6 +151,23 @@ class _Piece:
     page_end: int | None
     section: str = ""
     caption: bool = False
+    page_marks: PageMarks = ()
+
+
+def _page_marks(starts: list[int], numbers: list[int], begin: int, exact: bool) -> PageMarks:
+    """Where each page's text starts in a chunk that begins at `begin` of the joined pages (its first page at 0),
+    from the pages' start offsets `starts` and page `numbers` it spans; () when the chunk's text is not that slice
+    of the joined pages as it is (its page range is then what a quote from it cites)."""
+    if not exact:
+        return ()
+    marks: list[tuple[int, int]] = []
+    for start, number in zip(starts, numbers, strict=True):
+        offset = max(0, start - begin)
+        if marks and marks[-1][0] == offset:
+            marks.pop()
+        if not marks or marks[-1][1] != number:
+            marks.append((offset, number))
+    return tuple(marks)
 
 
 def reading_order(texts: list[tuple[int, str]]) -> list[tuple[int, str]]:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from storage.migrations import migrate, schema_version
-from storage.records import Chunk, Paper, title_key
+from storage.records import Chunk, PageMarks, Paper, decode_page_marks, encode_page_marks, title_key
 
 
 def _bibliographic(p: Paper) -> tuple[Any, ...]:
@@ -138,11 +138,13 @@ class ChunkRow:
     page_end: int | None
     section: str = ""  # the section the chunk is from ("" when unknown)
     caption: bool = False  # a figure or table caption
+    page_marks: PageMarks = ()  # where each page's text starts in `text` (`storage.records.pages_of_span`)
 
 
 def _chunk_from_row(row: sqlite3.Row) -> ChunkRow:
     values = dict(row)
     values["caption"] = bool(values.get("caption"))
+    values["page_marks"] = decode_page_marks(values.get("page_marks"))
     return ChunkRow(**values)
 
 
@@ -355,10 +357,20 @@ class Catalog:
                 (old_sentences, tuple(paper_ids)),
                 (f"DELETE FROM chunks WHERE paper_id IN ({marks})", tuple(paper_ids)),
                 (
-                    "INSERT INTO chunks(chunk_id, paper_id, ordinal, text, page_start, page_end, section, caption) "
-                    "VALUES(?, ?, ?, ?, ?, ?, ?, ?)",
+                    "INSERT INTO chunks(chunk_id, paper_id, ordinal, text, page_start, page_end, section, caption, "
+                    "page_marks) VALUES(?, ?, ?, ?, ?, ?, ?, ?, ?)",
                     [
-                        (c.chunk_id, c.paper_id, c.ordinal, c.text, c.page_start, c.page_end, c.section, int(c.caption))
+                        (
+                            c.chunk_id,
+                            c.paper_id,
+                            c.ordinal,
+                            c.text,
+                            c.page_start,
+                            c.page_end,
+                            c.section,
+                            int(c.caption),
+                            encode_page_marks(c.page_marks),
+                        )
                         for c in chunks
                     ],
                 ),

@@ -312,3 +312,10 @@ def m011_bullet_sentences(db: sqlite3.Connection) -> None:
     sentence vectors stored for chunks that hold a bullet were keyed by the old starts, so they are dropped
     (`papertalk embed-sentences` embeds those chunks again; until then an answer embeds what it needs)."""
     db.execute(f"DELETE FROM sentence_vectors WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE {BULLET_TEST})")
+
+
+@migration
+def m012_chunk_page_marks(db: sqlite3.Connection) -> None:
+    """Per chunk, where each page's text starts in it ("0:4;812:5"), so that a quote cites its own page rather
+    than its chunk's page range ('' for chunks made before: they cite the range until their paper is re-chunked)."""
+    db.execute("ALTER TABLE chunks ADD COLUMN page_marks TEXT NOT NULL DEFAULT ''")

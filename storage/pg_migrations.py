@@ -276,3 +276,8 @@ def m010_rate_limits(conn: Any) -> None:
 @pg_migration
 def m011_bullet_sentences(conn: Any) -> None:
     conn.execute(f"DELETE FROM sentence_vectors WHERE chunk_id IN (SELECT chunk_id FROM chunks WHERE {BULLET_TEST})")
+
+
+@pg_migration
+def m012_chunk_page_marks(conn: Any) -> None:
+    conn.execute("ALTER TABLE chunks ADD COLUMN page_marks TEXT NOT NULL DEFAULT ''")

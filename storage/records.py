@@ -82,6 +82,40 @@ def title_key(title: str, authors: list[str]) -> str | None:
     return f"{folded}|{first}"
 
 
+PageMarks = tuple[tuple[int, int], ...]  # (offset in a chunk's text, page) where each page's text starts, in text order
+
+
+def encode_page_marks(marks: PageMarks) -> str:
+    """ "0:4;812:5": how the catalog keeps a chunk's page marks ("" when it has none)."""
+    return ";".join(f"{offset}:{page}" for offset, page in marks)
+
+
+def decode_page_marks(text: str | None) -> PageMarks:
+    """The marks `encode_page_marks` wrote; () for none, or for text not in that form (the chunk's own page range
+    is then what a citation shows)."""
+    marks = []
+    for item in (text or "").split(";"):
+        offset, _, page = item.partition(":")
+        if not (offset.isdigit() and page.isdigit()):
+            return ()
+        marks.append((int(offset), int(page)))
+    return tuple(marks)
+
+
+def pages_of_span(
+    marks: PageMarks, start: int, end: int, fallback: tuple[int | None, int | None]
+) -> tuple[int | None, int | None]:
+    """The first and last page of the text at [start, end) of a chunk with `marks`: the pages a quote from it is
+    on. `fallback` (the chunk's page range) when the chunk has no marks."""
+    if not marks:
+        return fallback
+    spanned = [page for i, (offset, page) in enumerate(marks) if offset < max(end, start + 1)
+               and (i + 1 == len(marks) or marks[i + 1][0] > start)]  # fmt: skip
+    if not spanned:
+        return fallback
+    return min(spanned), max(spanned)
+
+
 @dataclass(frozen=True)
 class Chunk:
     """A passage of a paper: `text` is shown and cited; `embed_text` (title + text) is embedded."""
@@ -95,6 +129,7 @@ class Chunk:
     page_end: int | None
     section: str = ""  # the heading of the section it is from, e.g. "4.2 Reward design" ("" when unknown)
     caption: bool = False  # a figure or table caption, not body text
+    page_marks: PageMarks = ()  # where each page's text starts in `text` (PDFs); () when there are no pages
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from assistant.service import Assistant
 from assistant.types import Answer, Passage, Scope
 from ingest.cleanup import drop_note_marks
 from ingest.pdf import read_pdf
+from ingest.sentences import split_sentences
 from storage.store import Store
 from tests.conftest import LONGEVAL_PDF, S2ORC_PDF
 
@@ -96,3 +97,41 @@ def test_a_definition_question_leads_with_the_defining_sentence(
     answer = ExtractiveAnswerer(corpus.embedder, corpus.settings.answer).answer(question, question, sources)
     assert re.search(expected, answer.sentences[0].text), [s.text for s in answer.sentences]
     assert _on_cited_page(answer, pages[paper])
+
+
+@pytest.mark.parametrize("paper", ["S2ORC", "LONGEVAL"])
+def test_a_quote_from_a_passage_over_two_pages_cites_its_own_page(
+    corpus: Store, pages: dict[str, list[str]], paper: str
+) -> None:
+    """The catalog keeps where each page starts in a chunk, so a sentence of a chunk that runs from one page to
+    the next cites the page it is on ("p. 5"), not the chunk's range ("pp. 4-5"); one that crosses the page break
+    cites both."""
+    paper_id = _paper_id(corpus, paper)
+    spanning = [c for c in corpus.catalog.chunks_of(paper_id) if c.page_start != c.page_end]
+    assert len(spanning) >= 15 and all(c.page_marks for c in spanning)
+    one_page = crossing = 0
+    for c in spanning:
+        passage = Passage(c.chunk_id, paper_id, paper, [], None, None, c.page_start, c.page_end, c.text,
+                          page_marks=c.page_marks)  # fmt: skip
+        for sentence in split_sentences(c.text):
+            first, last = passage.pages_of(sentence.start, sentence.end)
+            assert first is not None and last is not None and c.page_start <= first <= last <= c.page_end  # type: ignore[operator]
+            cited = _flat(drop_note_marks(" ".join(pages[paper][first - 1 : last])))
+            assert _flat(sentence.text) in cited or first != last, (sentence.text, first, last)
+            one_page += first == last
+            crossing += first != last
+    assert one_page >= 100 and crossing >= 5, (one_page, crossing)
+
+
+def test_an_answer_cites_the_page_of_its_quote_within_a_two_page_passage(
+    corpus: Store, pages: dict[str, list[str]]
+) -> None:
+    """LongEval's "101 out of 162 papers" is on p. 3 of a passage that runs over pp. 2-3 (as chunked today):
+    the answer's citation names p. 3 alone."""
+    answer = Assistant(corpus).ask(
+        "How many of the surveyed papers perform no human evaluation?", Scope(paper_id=_paper_id(corpus, "LONGEVAL"))
+    )
+    citation = answer.sentences[0].citations[0]
+    chunk = corpus.catalog.chunks_by_id([citation.chunk_id])[citation.chunk_id]
+    assert "101 out of 162" in citation.quote and (chunk.page_start, chunk.page_end) == (2, 3), citation
+    assert (citation.page_start, citation.page_end) == (3, 3) and _on_cited_page(answer, pages["LONGEVAL"])

@@ -8,6 +8,7 @@ import pytest
 from assistant.overview import OverviewService
 from papertalk.errors import NotFound
 from storage.catalog import PaperRow
+from storage.records import pages_of_span
 from storage.store import Store
 
 
@@ -28,7 +29,12 @@ def test_summary_cites_pages_of_that_paper(corpus: Store, word: str) -> None:
         chunk = chunks[citation.chunk_id]  # a chunk of this paper, nothing else
         assert citation.paper_id == paper.paper_id
         assert citation.page_start is not None and 1 <= citation.page_start <= paper.n_pages
-        assert (citation.page_start, citation.page_end) == (chunk.page_start, chunk.page_end)
+        # the quote's own page(s), within its chunk's range
+        assert citation.page_end is not None and chunk.page_start is not None and chunk.page_end is not None
+        assert chunk.page_start <= citation.page_start <= citation.page_end <= chunk.page_end
+        assert (citation.page_start, citation.page_end) == pages_of_span(
+            chunk.page_marks, citation.span_start, citation.span_end, (chunk.page_start, chunk.page_end)
+        )
         assert " ".join(chunk.text[citation.span_start : citation.span_end].split()) == sentence.text
     assert all(p.pages.startswith("p") for p in answer.sources)  # "p. 3" / "pp. 3-4" shown with each source
     kinds = [s.kind for s in summary.sections]

@@ -221,10 +221,31 @@ def test_sentence_vectors_of_chunks_with_a_bullet_are_dropped_once(tmp_path: Pat
         con.execute("INSERT INTO chunks(chunk_id, paper_id, ordinal, text) VALUES (?, 'p', 0, ?)", (cid, text))
         con.execute("INSERT INTO sentence_vectors(chunk_id, span_start, model, vector) VALUES (?, 0, 'm', x'00')",
                     (cid,))  # fmt: skip
-    con.execute(f"PRAGMA user_version = {current_version() - 1}")
+    con.execute("ALTER TABLE chunks DROP COLUMN page_marks")  # the store as migration 11 found it
+    con.execute(f"PRAGMA user_version = {migrations.MIGRATIONS.index(migrations.m011_bullet_sentences)}")
     con.close()
     Catalog(path).close()  # opening migrates
     con = sqlite3.connect(path)
     assert [r[0] for r in con.execute("SELECT chunk_id FROM sentence_vectors")] == ["p#1"]
     assert con.execute("PRAGMA user_version").fetchone()[0] == current_version()
     con.close()
+
+
+def test_chunks_stored_before_page_marks_read_back_without_them(tmp_path: Path) -> None:
+    """Migration 12: chunks made before have no page marks ('' read as none), so their quotes cite the chunk's
+    page range until their paper is re-chunked; chunks written after keep theirs."""
+    path = tmp_path / "catalog.sqlite3"
+    Catalog(path).close()
+    con = sqlite3.connect(path, isolation_level=None)
+    con.execute("ALTER TABLE chunks DROP COLUMN page_marks")  # the store as version 11 left it
+    con.execute("INSERT INTO chunks(chunk_id, paper_id, ordinal, text, page_start, page_end) "
+                "VALUES ('p#0', 'p', 0, 'old text', 2, 3)")  # fmt: skip
+    con.execute(f"PRAGMA user_version = {migrations.MIGRATIONS.index(migrations.m012_chunk_page_marks)}")
+    con.close()
+    catalog = Catalog(path)
+    try:
+        (row,) = catalog.chunks_of("p")
+        assert (row.page_start, row.page_end, row.page_marks) == (2, 3, ())
+        assert catalog.schema_version == current_version()
+    finally:
+        catalog.close()
