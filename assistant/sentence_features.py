@@ -165,11 +165,12 @@ def cheap_features(q: Query, c: Context, idf: dict[str, float]) -> list[float]:
 # has no definition questions to learn them from (docs/benchmarks.md, "Sentence selection").
 DEFINES_BONUS, CAPTION_PENALTY, NUMBER_BONUS = 0.15, 0.15, 0.05
 QUESTION_PENALTY = 0.3  # a paper's own question ("What is the best highlighting algorithm?") is no answer to it
-# starts as a question (after "Q3:" or "RQ2:") and ends as one; "… the following challenges: (1) How can …?" does not
+# starts as a question (after "Q3:" or "RQ2:", or after a figure's labels run into it: "COARSE-grained How well is
+# …?") and ends as one; "… the following challenges: (1) How can …?" does not
 _ASKS = re.compile(
-    r"^\s*(?:R?Q\d+\s*[:.]\s*)?(?:what|which|who|whom|whose|when|where|why|how|is|are|was|were|do|does|did|can|could|"
-    r"should|would|will|may|might|has|have|had)\b.*\?[\s\"”’')\]]*$",
-    re.IGNORECASE | re.DOTALL,
+    r"^\s*(?:(?:[A-Z][\w\-]*\s+){1,4}(?=[A-Z]))?(?:R?Q\d+\s*[:.]\s*)?(?i:what|which|who|whom|whose|when|where|why|how|"
+    r"is|are|was|were|do|does|did|can|could|should|would|will|may|might|has|have|had)\b.*\?[\s\"”’')\]]*$",
+    re.DOTALL,
 )
 
 

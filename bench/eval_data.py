@@ -168,10 +168,12 @@ def scifact_sentences(*files: Path) -> dict[str, list[str]]:
 
 
 # --- the PDF question set -------------------------------------------------------------------------------
-def pdf_qa() -> tuple[list[Paper], list[Question], list[str], dict[str, str]]:
+def pdf_qa(alternatives: bool = False) -> tuple[list[Paper], list[Question], list[str], dict[str, str]]:
     """Papers (read from the bundled PDFs), their questions, generic out-of-scope questions, and claims.
 
-    Claims map a question id to the answer written as one declarative sentence (for the support check).
+    Claims map a question id to the answer written as one declarative sentence (for the support check). With
+    `alternatives`, each of a question's `also` sets (other sentences of the paper that state the answer, as the
+    PDF cleanup reads them) is one more reference, as a second annotator's evidence would be.
     """
     spec = json.loads(PDF_QA.read_text(encoding="utf-8"))
     papers, questions, claims = [], [], {}
@@ -181,11 +183,12 @@ def pdf_qa() -> tuple[list[Paper], list[Question], list[str], dict[str, str]]:
         for i, q in enumerate(entry["questions"]):
             qid = f"{entry['pdf']}-{i:02d}"
             if q.get("answer"):
-                ref = Reference("abstractive", q["answer"], tuple(q.get("evidence", [])))
+                refs = [Reference("abstractive", q["answer"], tuple(q.get("evidence", [])))]
+                refs += [Reference("abstractive", q["answer"], tuple(e)) for e in q.get("also", []) if alternatives]
                 claims[qid] = q.get("claim", "")
             else:
-                ref = Reference("none", "Unanswerable")
-            questions.append(Question(qid, paper.paper_id, q["question"], [ref], "pdf-qa"))
+                refs = [Reference("none", "Unanswerable")]
+            questions.append(Question(qid, paper.paper_id, q["question"], refs, "pdf-qa"))
     return papers, questions, spec["out_of_scope"], claims
 
 

@@ -90,6 +90,9 @@ def test_a_sentence_that_asks_a_question_is_nudged_down() -> None:
     assert type_bonus(kind, "What is the best highlighting algorithm?") < 0
     assert type_bonus(kind, "Q3: Is it helpful to align summary units with the source?") < 0
     assert type_bonus(kind, "RQ2: Can we reduce annotator workload by partially annotating a summary?") < 0
+    # a figure's labels run into the question it shows (LongEval's Figure 1, as the PDF's text reads it)
+    assert type_bonus(kind, "COARSE-grained How well is the summary supported by the source?") < 0
+    assert type_bonus(kind, "Yes No FINE-grained Q3: Is it helpful to automatically align summary units?") < 0
     statement = "We present LONGEVAL, which addresses the following challenges: (1) How can we achieve agreement?"
     assert type_bonus(kind, statement) == 0  # a statement that ends with the question it takes on
     assert type_bonus(kind, "SuperPAL performs best (0.61 recall@3 vs the next best 0.47).") == 0

@@ -12,6 +12,8 @@ from bench.eval_data import half, pdf_qa, qasa_questions, scifact_claims, scifac
 from bench.qa_harness import Reference, best_f1, evidence_recall, normalize, token_f1
 from bench.support import scifact_set
 from bench.thresholds import Sample, balanced_accuracy, choose, prf
+from ingest.chunking import Chunker
+from papertalk.settings import ChunkSettings
 
 PARAGRAPH = (
     "We collect three annotations per summary and use a five point Likert scale, the most common choice "
@@ -131,3 +133,21 @@ def test_benchmarks_skip_the_shared_sets_cleanly_when_they_are_absent(
     assert samples == [] and "not found" in note
     claims, note = scifact_set()
     assert claims == [] and "not found" in note
+
+
+def test_every_other_answering_sentence_of_the_pdf_set_is_in_the_paper_as_papertalk_reads_it() -> None:
+    """The `also` sets are sentences of the paper as the PDF cleanup reads it (note marks dropped, sentences
+    joined across page breaks): each is in the text of the paper's chunks, and each becomes one more reference."""
+    papers, plain, _, _ = pdf_qa()
+    _, with_also, _, _ = pdf_qa(alternatives=True)
+    chunker = Chunker(ChunkSettings())
+    text = {p.paper_id: " ".join(" ".join(c.text for c in chunker.chunk(p, "x" * 20)).split()) for p in papers}
+    extra = 0
+    for before, after in zip(plain, with_also, strict=True):
+        assert after.references[0] == before.references[0]
+        for ref in after.references[1:]:
+            extra += 1
+            assert ref.evidence and ref.text == before.references[0].text, after.qid
+            for sentence in ref.evidence:
+                assert " ".join(sentence.split()) in text[after.paper_id], (after.qid, sentence)
+    assert extra >= 40 and sum(len(q.references) > 1 for q in with_also) >= 20
