@@ -80,8 +80,11 @@ class Evidence:
 
 
 def gather(question: str, sources: Sequence[Passage], best: float) -> Evidence:
+    """The evidence over the passages' texts; a term or name the question takes from a passage's paper title (Ask
+    PDF's "How much were LongEval's annotators paid?", where no passage about pay names LongEval) counts as found."""
     texts = [p.text for p in sources]
-    return Evidence(best, coverage(question, texts), missing_name(question, texts), type_missing(question, texts),
+    in_scope = [*texts, *dict.fromkeys(p.title for p in sources if p.title)]
+    return Evidence(best, coverage(question, in_scope), missing_name(question, in_scope), type_missing(question, texts),
                     agreement(sources))  # fmt: skip
 
 

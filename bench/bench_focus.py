@@ -175,7 +175,8 @@ NOTE = (
     "with text evidence (bench/qa_harness.py): evidence recall@5; lead quotes the evidence: the answer's first "
     "sentence is at least half made of an evidence sentence's word 4-grams (or holds half of them); evidence "
     "quoted: any sentence of the answer does; first citation on a gold page: the first sentence cites a page "
-    "range holding evidence (an abstention counts as wrong). The whole-corpus table times the two settings of "
+    "holding evidence (since cleanup 6 the page of its quote, before it its passage's page range; an abstention "
+    "counts as wrong). The whole-corpus table times the two settings of "
     "`answer.focus` question by question, each first on every other question."
 )
 

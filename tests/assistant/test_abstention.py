@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.abstention import agreement, coverage, missing_name, type_missing
+from assistant.abstention import agreement, coverage, gather, missing_name, type_missing
 from assistant.service import Assistant
 from assistant.types import Passage, Scope
 from ingest.pdf import read_pdf
@@ -22,6 +22,18 @@ def test_a_name_the_question_gives_that_no_passage_holds_is_missing() -> None:
     assert missing_name("Which RL algorithm trains MiroThinker?", texts)
     assert not missing_name("Which RL algorithm trains PaSa's Crawler?", texts)
     assert not missing_name("What is the reward of the crawler?", texts)  # no name given
+
+
+def test_a_name_from_the_passages_paper_title_is_found() -> None:
+    """Ask PDF: the question names the paper (as its title does), its passages about the asked fact do not."""
+    pay = "All annotators were compensated at a rate of 20$ USD / hr, their hourly rate on Upwork."
+    titled = Passage("c1", "p", "LONGEVAL: Guidelines for Human Evaluation", [], None, None, 5, 5, pay)
+    untitled = Passage("c1", "p", "", [], None, None, 5, 5, pay)
+    question = "How much were LongEval's annotators paid?"
+    assert not gather(question, [titled], 0.5).missing_name
+    assert gather(question, [untitled], 0.5).missing_name
+    assert gather(question, [titled], 0.5).coverage > gather(question, [untitled], 0.5).coverage
+    assert gather("Which RL algorithm trains MiroThinker?", [titled], 0.5).missing_name  # another paper's name
 
 
 def test_a_question_asking_for_a_number_needs_a_related_sentence_with_one() -> None:
@@ -73,6 +85,8 @@ def test_a_question_the_paper_does_not_answer_abstains_and_shows_the_closest_pas
         (S2ORC_PDF, "What is S2ORC?"),
         (LONGEVAL_PDF, "What is LongEval?"),
         (S2ORC_PDF, "How many papers does S2ORC contain?"),
+        # the paper's name in the question, in none of the passages about pay, but in their paper's title
+        (LONGEVAL_PDF, "How much were LongEval's annotators paid?"),
     ],
 )
 def test_a_question_about_the_papers_own_subject_is_answered(corpus: Store, pdf: object, question: str) -> None:
