@@ -90,8 +90,30 @@ def print_sources(answer: Answer) -> None:
         console.print(f"[yellow]removed citations to sources that were not given:[/yellow] {answer.removed_citations}")
 
 
+def quoted_pages(answer: Answer) -> dict[int, str]:
+    """For each source whose quotes are on fewer pages than it spans, those pages: "quoted from p. 5" for a
+    passage over pp. 4-5 whose quoted sentences are all on p. 5."""
+    spans = {s.number: (s.page_start, s.page_end or s.page_start) for s in answer.sources if s.page_start}
+    pages: dict[int, set[int]] = {}
+    for sentence in answer.sentences:
+        for c in sentence.citations:
+            if c.number in spans and c.page_start:
+                pages.setdefault(c.number, set()).update(range(c.page_start, (c.page_end or c.page_start) + 1))
+    out = {}
+    for number, found in pages.items():
+        first, last = spans[number]
+        if found and found != set(range(first, (last or first) + 1)):
+            listed = sorted(found)
+            out[number] = (
+                f"quoted from p. {listed[0]}" if len(listed) == 1 else f"quoted from pp. {listed[0]}-{listed[-1]}"
+            )
+    return out
+
+
 def print_paper_sources(answer: Answer, cited: set[int]) -> None:
-    """Each paper once, "[1][3] Title (2020) link", with its cited places under it ("[3] §3 Data, p. 4")."""
+    """Each paper once, "[1][3] Title (2020) link", with its cited places under it ("[3] §3 Data, p. 4"), and
+    the page a quote is on where its passage runs over more ("[2] §2 Survey, pp. 2-3, quoted from p. 3")."""
+    quoted = quoted_pages(answer)
     for paper in answer.papers():
         places = [p for p in paper.places if not cited or p.number in cited]
         if not places:
@@ -101,8 +123,9 @@ def print_paper_sources(answer: Answer, cited: set[int]) -> None:
         link = f" {paper.link}" if paper.link else ""
         console.print(f"  {numbers} {escape(paper.title + year + link)}", highlight=False)
         for place in places:
-            if place.place:
-                console.print(f"      [{place.number}] {escape(place.place)}", highlight=False)
+            where = ", ".join(x for x in (place.place, quoted.get(place.number, "")) if x)
+            if where:
+                console.print(f"      [{place.number}] {escape(where)}", highlight=False)
 
 
 class WordWrap:

@@ -7,6 +7,7 @@ import shutil
 import subprocess
 from pathlib import Path
 
+from ingest.pdf import read_pdf
 from storage.store import Store
 from tests.assistant.conftest import TOPIC
 from tests.conftest import LONGEVAL_PDF
@@ -226,3 +227,13 @@ def test_word_wrap_breaks_streamed_pieces_between_words() -> None:
         assert all(len(line) <= width for line in lines if "https://" not in line)
         assert out.getvalue().split() == text.split()  # every word whole, in order
         assert "\n\nA second" in out.getvalue()  # paragraph breaks kept
+
+
+def test_a_source_over_two_pages_says_the_page_its_quote_is_on(corpus: Store) -> None:
+    """LongEval's "101 out of 162 papers" is quoted from a passage over pp. 2-3; its source line says p. 3."""
+    paper_id = read_pdf(LONGEVAL_PDF).paper_id
+    out = run("ask", "How many of the surveyed papers perform no human evaluation?", "--paper", paper_id)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.startswith("We find that 101 out of 162 papers"), out.stdout
+    sources = out.stdout.split("Sources", 1)[1]
+    assert "pp. 2-3, quoted from p. 3" in sources, sources
