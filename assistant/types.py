@@ -36,7 +36,8 @@ def section_mark(section: str, short: bool = True) -> str:
     return f"§{number}" if short or not name else f"§{section}"
 
 
-def _pages(start: int | None, end: int | None) -> str:
+def pages_label(start: int | None, end: int | None) -> str:
+    """ "p. 3" or "pp. 3-4", as people read pages ("" without a page)."""
     if not start:
         return ""
     return f"pp. {start}-{end}" if end and end != start else f"p. {start}"
@@ -67,7 +68,7 @@ class Passage:
 
     @property
     def pages(self) -> str:
-        return _pages(self.page_start, self.page_end)
+        return pages_label(self.page_start, self.page_end)
 
     def pages_of(self, start: int, end: int) -> tuple[int | None, int | None]:
         """The first and last page of the quote at [start, end) of `text`: its own page where the passage
@@ -103,7 +104,7 @@ class Citation:
     @property
     def where(self) -> str:
         """ "§4.2, p. 10": the quote's section and pages, as a citation shows them."""
-        pages = _pages(self.page_start, self.page_end)
+        pages = pages_label(self.page_start, self.page_end)
         return ", ".join(x for x in (section_mark(self.section), pages) if x)
 
 

@@ -13,7 +13,7 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.markup import escape
 
-from assistant.types import Answer, Scope
+from assistant.types import Answer, Scope, pages_label
 from cli.console import console, err_console
 
 if TYPE_CHECKING:
@@ -93,21 +93,19 @@ def print_sources(answer: Answer) -> None:
 def quoted_pages(answer: Answer) -> dict[int, str]:
     """For each source whose quotes are on fewer pages than it spans, those pages: "quoted from p. 5" for a
     passage over pp. 4-5 whose quoted sentences are all on p. 5."""
-    spans = {s.number: (s.page_start, s.page_end or s.page_start) for s in answer.sources if s.page_start}
+    spans = {
+        s.number: set(range(s.page_start, (s.page_end or s.page_start) + 1)) for s in answer.sources if s.page_start
+    }
     pages: dict[int, set[int]] = {}
     for sentence in answer.sentences:
         for c in sentence.citations:
             if c.number in spans and c.page_start:
                 pages.setdefault(c.number, set()).update(range(c.page_start, (c.page_end or c.page_start) + 1))
-    out = {}
-    for number, found in pages.items():
-        first, last = spans[number]
-        if found and found != set(range(first, (last or first) + 1)):
-            listed = sorted(found)
-            out[number] = (
-                f"quoted from p. {listed[0]}" if len(listed) == 1 else f"quoted from pp. {listed[0]}-{listed[-1]}"
-            )
-    return out
+    return {
+        number: f"quoted from {pages_label(min(found), max(found))}"
+        for number, found in pages.items()
+        if found != spans[number]
+    }
 
 
 def print_paper_sources(answer: Answer, cited: set[int]) -> None:
