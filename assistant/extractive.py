@@ -6,9 +6,10 @@ the best sentence is a weak match the answer says plainly that the indexed paper
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 import numpy as np
@@ -34,6 +35,9 @@ LEARNED_PREFILTER = 6  # sentences the learned scorer embeds: the best by its ch
 NEIGHBOUR_SHARE = 0.2  # a sentence gains this share of an adjacent sentence's score above NEIGHBOUR_FLOOR:
 NEIGHBOUR_FLOOR = 0.3  # evidence often runs over two sentences (chosen on bench/pdf_qa.json, docs/benchmarks.md)
 KEEP_MARGIN = 1.0  # a sentence is quoted after the first when its learned score is within this of the best's
+CONTINUED_CHARS = 700  # the longest a sentence that leads in may get with the sentence after it
+# a sentence that announces what follows: "We compare against three baselines:", "... as discussed below."
+_LEADS_IN = re.compile(r"(?::|\b(?:as follows|the following|below))\s*[.:]?\s*$", re.IGNORECASE)
 Scorer = Literal["learned", "keyword"]
 NOT_ANSWERED = "The indexed papers don't answer this question."
 
@@ -111,6 +115,27 @@ def _definition_first(kind: QuestionType, cands: list[_Candidate]) -> list[_Cand
     return cands
 
 
+def _continued(cands: list[_Candidate], sources: list[Passage]) -> list[_Candidate]:
+    """Each sentence that leads into what follows ("We compare against three baselines:") quoted together with the
+    sentence after it in its passage, which says what it announces; a sentence so taken in is not quoted again."""
+    out: list[_Candidate] = []
+    for cand in cands:
+        text = sources[cand.source].text
+        after = next((s for s in split_sentences(text) if s.start >= cand.sentence.end), None)
+        if _LEADS_IN.search(cand.sentence.text) and after and after.end - cand.sentence.start <= CONTINUED_CHARS:
+            joined = Sentence(text[cand.sentence.start : after.end], cand.sentence.start, after.end)
+            cand = replace(cand, sentence=joined)
+        out.append(cand)
+    return [c for i, c in enumerate(out) if not any(_within(c, o) for j, o in enumerate(out) if j != i)]
+
+
+def _within(inner: _Candidate, outer: _Candidate) -> bool:
+    """`inner` is quoted whole by a longer `outer` of the same passage."""
+    a, b = inner.sentence, outer.sentence
+    inside = b.start <= a.start and a.end <= b.end
+    return inner.source == outer.source and inside and (b.end - b.start) > (a.end - a.start)
+
+
 _usable = usable  # the name assistant/overview_text.py imports
 
 
@@ -144,7 +169,7 @@ class ExtractiveAnswerer(Answerer):
         if listed is not None:
             return listed
         found = self._rank(pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
-        picked = self._select(_definition_first(kind, found))
+        picked = _continued(self._select(_definition_first(kind, found)), sources)
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
         papers = [p.paper_id for p in sources]

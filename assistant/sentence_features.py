@@ -165,6 +165,14 @@ def cheap_features(q: Query, c: Context, idf: dict[str, float]) -> list[float]:
 # has no definition questions to learn them from (docs/benchmarks.md, "Sentence selection").
 DEFINES_BONUS, CAPTION_PENALTY, NUMBER_BONUS = 0.15, 0.15, 0.05
 QUESTION_PENALTY = 0.3  # a paper's own question ("What is the best highlighting algorithm?") is no answer to it
+HEADING_PENALTY = 0.2  # a paragraph's run-in heading ("Dataset and Evaluation Metrics.") names a topic, answers nothing
+RUN_IN_WORDS = 6  # the most words a run-in heading has
+# what makes a few words a statement rather than a heading: a subject pronoun or an auxiliary verb
+_STATES = re.compile(
+    r"\b(?:we|our|it|its|they|this|these|there|is|are|was|were|has|have|had|can|could|will|would|do|does|did|be|"
+    r"been|may|might|must|should)\b",
+    re.IGNORECASE,
+)
 # starts as a question (after "Q3:" or "RQ2:", or after a figure's labels run into it: "COARSE-grained How well is
 # …?") and ends as one; "… the following challenges: (1) How can …?" does not
 _ASKS = re.compile(
@@ -233,13 +241,23 @@ def defining(text: str, subject: str) -> bool:
     return bool(subject) and (defines(text, subject) or introduces(text, subject))
 
 
+def run_in_heading(text: str) -> bool:
+    """`text` reads as a paragraph's run-in heading ("Controlled comparison against trained baselines.", "Limitations
+    of OPENSCHOLAR."): a few words, no question, no subject pronoun or auxiliary verb that would make it a
+    statement ("We use GRPO.", "Molecular distance is subjective.")."""
+    words = text.split()
+    return 0 < len(words) <= RUN_IN_WORDS and not text.rstrip().endswith("?") and not _STATES.search(text)
+
+
 def type_bonus(kind: QuestionType, text: str) -> float:
     """How much what the question asks for moves a sentence's rank: up for the defining sentence of a "what is
-    X" question and for a number that answers a number question, down for a figure or table caption and for a
-    sentence that is itself a question."""
+    X" question and for a number that answers a number question, down for a figure or table caption, for a
+    sentence that is itself a question and for a paragraph's run-in heading."""
     bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
     if _ASKS.search(text):
         bonus -= QUESTION_PENALTY
+    if run_in_heading(text):
+        bonus -= HEADING_PENALTY
     if kind.answer == "definition" and defining(text, kind.subject):
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text):
