@@ -213,7 +213,7 @@ class ExtractiveAnswerer(Answerer):
         q_terms = terms([seen.text])[0]
         kind, total = classify(question), query_weight(q_terms, idf)
         cands = [
-            _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text))
+            _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text, question))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
         scored = _Pool(cands, _prefilter(cands), self.stored(sources) if self.stored else {}, seen.text)

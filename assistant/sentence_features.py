@@ -14,7 +14,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assistant.entities import expands
+from assistant.entities import expands, names
 from assistant.question_type import QuestionType
 from assistant.scoring import overlap
 
@@ -165,6 +165,7 @@ def cheap_features(q: Query, c: Context, idf: dict[str, float]) -> list[float]:
 # has no definition questions to learn them from (docs/benchmarks.md, "Sentence selection").
 DEFINES_BONUS, CAPTION_PENALTY, NUMBER_BONUS = 0.15, 0.15, 0.05
 QUESTION_PENALTY = 0.3  # a paper's own question ("What is the best highlighting algorithm?") is no answer to it
+NAME_BONUS = 0.1  # a "which model / dataset / baseline" question is answered by a name it does not give itself
 HEADING_PENALTY = 0.2  # a paragraph's run-in heading ("Dataset and Evaluation Metrics.") names a topic, answers nothing
 RUN_IN_WORDS = 6  # the most words a run-in heading has
 # what makes a few words a statement rather than a heading: a subject pronoun or an auxiliary verb
@@ -249,9 +250,16 @@ def run_in_heading(text: str) -> bool:
     return 0 < len(words) <= RUN_IN_WORDS and not text.rstrip().endswith("?") and not _STATES.search(text)
 
 
-def type_bonus(kind: QuestionType, text: str) -> float:
+def gives_new_name(question: str, text: str) -> bool:
+    """`text` names something (`assistant.entities.names`) that `question` does not."""
+    asked = question.lower()
+    return any(name.lower() not in asked for name in names(text))
+
+
+def type_bonus(kind: QuestionType, text: str, question: str = "") -> float:
     """How much what the question asks for moves a sentence's rank: up for the defining sentence of a "what is
-    X" question and for a number that answers a number question, down for a figure or table caption, for a
+    X" question, for a number that answers a number question and for a name the question does not give that
+    answers a "which ..." question (when `question` is given), down for a figure or table caption, for a
     sentence that is itself a question and for a paragraph's run-in heading."""
     bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
     if _ASKS.search(text):
@@ -262,4 +270,6 @@ def type_bonus(kind: QuestionType, text: str) -> float:
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text):
         bonus += NUMBER_BONUS
+    if kind.answer == "entity" and question and gives_new_name(question, text):
+        bonus += NAME_BONUS
     return bonus

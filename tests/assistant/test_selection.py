@@ -151,3 +151,13 @@ def test_a_sentence_whose_neighbour_also_answers_outranks_a_lone_one_slightly_be
         assert leads.rank == pytest.approx(0.58 + 0.2 * (0.55 - 0.3))
         assert elsewhere.rank == pytest.approx(0.90)
         assert sorted(cands, key=lambda c: -c.rank)[:2] == [elsewhere, leads]
+
+
+def test_a_which_question_nudges_up_a_name_it_does_not_give() -> None:
+    question = "Which RL algorithm serves as SDAR's optimization backbone?"
+    kind = classify(question)
+    answer = "Our method is an auxiliary objective on top of a standard GRPO loss."
+    assert type_bonus(kind, answer, question) > type_bonus(kind, answer) == 0  # without the question: no nudge
+    assert type_bonus(kind, "SDAR adapts its optimization throughout training.", question) == 0  # its own name
+    other = classify("How does SDAR adapt during training?")
+    assert type_bonus(other, answer, "How does SDAR adapt during training?") == 0  # not a "which" question
