@@ -16,9 +16,10 @@ ANSWER_TYPES: tuple[AnswerType, ...] = ("number", "entity", "definition", "formu
 
 _NUMBER = re.compile(
     r"\bhow (?:many|much|large|big|long|often|fast|small|high|low|well)\b"
-    r"|\bwhat (?:is |are |was |were )?(?:the )?(?:number|size|percentage|proportion|share|amount|fraction|"
-    r"count|accuracy|score|f1|precision|recall|rate|performance|speed|cost|improvement|gain|budget|agreement|"
-    r"correlation|duration|price|length|total)s?\b"
+    r"|\bwhat (?:is |are |was |were )?(?:the )?(?:[\w\-]+ ){0,2}?(?:number|size|percentage|proportion|share|"
+    r"amount|fraction|count|accuracy|score|f1|precision|recall|rate|performance|speed|cost|improvement|gain|"
+    r"budget|agreement|correlation|duration|price|length|total|factor|rating|threshold|sensitivity)s?\b"
+    r"|\bhow sensitive\b"
     r"|\bby how\b|\bwhat size\b",
     re.IGNORECASE,
 )
@@ -40,11 +41,14 @@ _ENTITY = re.compile(
 _DEFINITION = re.compile(
     r"^\s*(?:what(?:'s| is| are| was)|define|explain)\s+(?:a |an |the )?(?P<subject>[^?]{1,60}?)"
     r"\s*(?:\?|$| and (?:how|why|what|which|when) )"
-    r"|^\s*what does (?P<subject2>[^?]{1,60}?) (?:mean|stand for|refer to|do)\s*\??\s*$"
+    r"|^\s*what does (?P<subject2>[^?]{1,60}?) (?:mean|stand for|refer to|do)(?: in [^?]{1,40})?\s*\??\s*$"
+    r"|^\s*what does the (?:paper|work|article|study) mean by (?P<subject4>[^?]{1,60}?)\s*\??\s*$"
     r"|^\s*what is meant by (?P<subject3>[^?]{1,60}?)\s*\??\s*$",
     re.IGNORECASE,
 )
 _NOT_SUBJECT = re.compile(r"^(?:difference|relation|role|effect|impact|purpose|goal|aim|main|best|most)\b", re.I)
+_QUOTES = re.compile(r"[\"“”‘’]|(?<!\w)'|'(?!\w)")  # quote marks around the term, not an apostrophe
+_LEADING = re.compile(r"^(?:(?:the|a|an) )?(?:(?:definition|meaning) of (?:(?:the|a|an) )?)?", re.IGNORECASE)
 _WORD = re.compile(r"[A-Za-z][A-Za-z0-9\-']*")
 
 
@@ -60,7 +64,8 @@ def _definition_subject(question: str) -> str:
     m = _DEFINITION.search(question)
     if not m:
         return ""
-    subject = (m.group("subject") or m.group("subject2") or m.group("subject3") or "").strip()
+    subject = m.group("subject") or m.group("subject2") or m.group("subject3") or m.group("subject4") or ""
+    subject = _LEADING.sub("", _QUOTES.sub("", subject).strip())
     words = _WORD.findall(subject)
     if not words or len(words) > 6 or _NOT_SUBJECT.search(subject):
         return ""
