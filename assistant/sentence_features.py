@@ -30,7 +30,8 @@ _NAME = re.compile(r"\b(?:[A-Z]{2,}[A-Za-z0-9\-]*|[A-Z][a-z]+[A-Z][A-Za-z0-9\-]*
 _CAPTION = re.compile(r"^\s*(?:fig(?:ure)?\.?|table|tab\.|algorithm)\s*\d+|^\s*\([a-z]\)\s", re.IGNORECASE)
 _HEADING = re.compile(r"^\s*(?:\d+(?:\.\d+)*\.?\s+[A-Z][a-z]+|[A-Z][A-Z ]{6,}\b)")
 _DEFINES = re.compile(
-    r"\b(?:is|are)\s+(?:a|an|the|defined as)\b|\brefers? to\b|\bdenotes?\b|\b(?:we|this paper|this work) "
+    r"\b(?:is|are)\s+(?:a|an|the|defined as)\b|\brefers? to\b|\bdenotes?\b|\brepresents?\b|\bconsists? of\b|"
+    r"\bis one (?:that|which|with|where)\b|\b(?:we|this paper|this work) "
     r"(?:propose|introduce|present|describe)s?\b|\b(?:called|named|dubbed|termed)\b",
     re.IGNORECASE,
 )
@@ -184,8 +185,10 @@ _ASKS = re.compile(
 
 
 def _named(subject: str, text: str) -> re.Match[str] | None:
-    """Where `text` names `subject` as a word of its own ("GRPO", not the "GRPO" of "SC-GRPO" or "GRPO-like")."""
-    return re.search(rf"(?<![\w\-]){re.escape(subject)}(?![\w\-])", text, re.IGNORECASE)
+    """Where `text` names `subject` as a word of its own ("GRPO", not the "GRPO" of "SC-GRPO" or "GRPO-like"),
+    its last word singular or plural ("semantic dependency graphs" for "semantic dependency graph")."""
+    stem = re.escape(subject[:-1] if subject.lower().endswith("s") and len(subject) > 3 else subject)
+    return re.search(rf"(?<![\w\-]){stem}s?(?![\w\-])", text, re.IGNORECASE)
 
 
 def defines(text: str, subject: str) -> bool:

@@ -104,6 +104,19 @@ def test_the_defining_sentence_of_a_what_is_question_is_nudged_up_and_a_caption_
     )
 
 
+def test_a_common_noun_is_defined_in_the_plural_or_by_what_it_represents() -> None:
+    kind = classify("What is a semantic dependency graph?")
+    plural = "Semantic dependency graphs represent predicate-argument relationships between content words."
+    notation = "We use the graphs of every sentence in the training set to train the encoder."
+    assert defines(plural, kind.subject)
+    assert not defines(notation, kind.subject)
+    assert type_bonus(kind, plural) > type_bonus(kind, notation)
+    assert defines(
+        "A molecular counterfactual is one with a minimal distance from the base molecule.", "molecular counterfactual"
+    )
+    assert not defines("Semantic dependency graphing tools are slow.", "semantic dependency graph")  # another word
+
+
 def test_a_sentence_that_asks_a_question_is_nudged_down() -> None:
     kind = classify("Which alignment method works best for highlighting source sentences?")
     assert type_bonus(kind, "What is the best highlighting algorithm?") < 0
