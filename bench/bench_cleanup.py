@@ -257,6 +257,7 @@ def sentence_counts(papers: Sequence[Paper], clean: bool) -> list[object]:
     sentences = [s.text for c in chunks if not c.caption for s in split_sentences(c.text) if usable(s)]
     notes = sum(bool(_NOTE_LINE.search(s)) for s in sentences)
     open_end = sum(not _FULL_STOP.search(s.rstrip()) for s in sentences)
+    glued = sum(bool(_GLUED_MARK.search(s)) for s in sentences)
     n = max(len(sentences), 1)
     return [
         len(papers),
@@ -264,11 +265,14 @@ def sentence_counts(papers: Sequence[Paper], clean: bool) -> list[object]:
         len(sentences),
         f"{notes} ({100 * notes / n:.1f}%)",
         f"{open_end} ({100 * open_end / n:.1f}%)",
+        f"{glued} ({100 * glued / n:.1f}%)",
     ]
 
 
 SENTENCE_HEADERS = ["cleanup", "PDFs", "chunks", "quotable body sentences", "holding a footnote",
-                    "ending without a full stop"]  # fmt: skip
+                    "ending without a full stop", "a comma or full stop run into the next word"]  # fmt: skip
+# "quality,we", "process.Compared": not "(x,y)", "Fig.1" or "e.g.,"
+_GLUED_MARK = re.compile(r"[a-z]{2}[,;][a-z]{2}|[a-z]{3}\.[A-Z][a-z]{2}")
 
 
 def sentences_table(paths: Sequence[Path]) -> str:
@@ -337,7 +341,9 @@ SENTENCE_NOTES = (
     "that are not captions. Holding a footnote: a line of the sentence opens with a note's mark glued to its "
     'text ("2We exclude ...", "9https://...", "†Corresponding author"). Ending without a full stop: the '
     "sentence does not end with . ! ? or : (a sentence cut by a page break, a figure or a footnote, or text "
-    "that is not prose: table rows, algorithm lines, author lists)."
+    "that is not prose: table rows, algorithm lines, author lists). A comma or full stop run into the next "
+    'word: a sentence holds "quality,we" or "process.Compared" (two letters or more on each side of a comma '
+    "or semicolon, or a full stop between a word and a capitalised word)."
 )
 
 

@@ -26,11 +26,13 @@ from functools import lru_cache
 from ingest.sections import SectionTracker
 from ingest.wordsplit import restore_spaces
 
-CLEANUP_VERSION = 6  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
+CLEANUP_VERSION = 7  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
 # 3: a joined run takes the section holding most of its text, and main text never joins back matter;
 # 4: footnotes moved after their section's body, and a sentence running on across a page break or a figure's
 # text kept whole; 5: note marks after a word's punctuation dropped ("research.1"); 6: the same text, each chunk
-# with where its pages start (`Chunk.page_marks`), so that a quote cites its own page
+# with where its pages start (`Chunk.page_marks`), so that a quote cites its own page; 7: on a line that ran its
+# words together, short glued words split too and a space put back after a comma or full stop ("Toensure",
+# "quality,we", "process.Compared")
 EDGE_LINES = 5  # lines at the top and at the bottom of a page where running headers and footers sit
 MAX_RUNNING_WORDS = 15
 MAX_CAPTION_LINES = 6

@@ -15,9 +15,14 @@ import re
 from functools import cache
 from importlib import resources
 
-MIN_LENGTH = 9  # shorter tokens are left as they are
+MIN_LENGTH = 9  # shorter tokens are left as they are, except on a line that ran its words together:
+GLUED_LINE_MIN_LENGTH = 5  # there "Toensure" and "suchas" are glued as well, and a comma lost its space
+GLUED_LINE_CHARS = 12  # a line is run together when its runs of non-space text average this many characters
 MAX_WORD = 24  # the longest piece looked for
 _TOKEN = re.compile(rf"\b[A-Za-z]{{{MIN_LENGTH},}}\b")
+# not in an address: "allenai.org/blog", "name@domain"
+_SHORT_TOKEN = re.compile(rf"(?<![/@])\b[A-Za-z]{{{GLUED_LINE_MIN_LENGTH},}}\b(?![./@]\w)")
+_GLUED_PUNCTUATION = re.compile(r"(?<=[a-z])([,;])(?=[a-z])|(?<=[a-z]{2})(\.)(?=[A-Z][a-z])")  # "quality,we", "it.The"
 _LOWER_WORD = re.compile(r"[A-Z]?[a-z]+")
 _CASE_RUNS = re.compile(r"[A-Z]{2,}|[A-Z]?[a-z]+|[A-Z]")  # acronyms, words, stray capitals
 # word pieces that are really suffixes or prefixes of one word: "bibliometric ally", "non linear"
@@ -102,21 +107,32 @@ def split_token(token: str, vocab: Vocabulary) -> str:
     return " ".join(pieces)
 
 
-def split_mixed(token: str, vocab: Vocabulary) -> str:
-    """`token`, or its glued lowercase runs split and set apart from the acronyms between them
-    ("methodssuchasDMCNN" → "methods such as DMCNN"); a name like "AutoScholarQuery" stays as it is."""
+def split_mixed(token: str, vocab: Vocabulary, min_length: int = MIN_LENGTH) -> str:
+    """`token`, or its glued lowercase runs of at least `min_length` letters split and set apart from the
+    acronyms between them ("methodssuchasDMCNN" → "methods such as DMCNN"); a name like "AutoScholarQuery"
+    stays as it is."""
     if _LOWER_WORD.fullmatch(token):
         return split_token(token, vocab)
     pieces = _CASE_RUNS.findall(token)
     if "".join(pieces) != token:
         return token
-    split = [split_token(p, vocab) if len(p) >= MIN_LENGTH else p for p in pieces]
+    split = [split_token(p, vocab) if len(p) >= min_length else p for p in pieces]
     if split == pieces:
         return token
     return " ".join(split)
 
 
 def restore_spaces(text: str, vocab: Vocabulary | None = None) -> str:
-    """Every long glued token of `text` split into words (see the module docstring)."""
+    """Every long glued token of `text` split into words (see the module docstring); on a line where one was,
+    the shorter glued tokens too, and a space put back after a comma or semicolon between two words."""
     vocab = vocab or vocabulary()
-    return _TOKEN.sub(lambda m: split_mixed(m.group(), vocab), text)
+    return "\n".join(_restore_line(line, vocab) for line in text.split("\n"))
+
+
+def _restore_line(line: str, vocab: Vocabulary) -> str:
+    fixed = _TOKEN.sub(lambda m: split_mixed(m.group(), vocab), line)
+    runs = line.split()
+    if fixed == line or sum(map(len, runs)) < GLUED_LINE_CHARS * len(runs):
+        return fixed
+    fixed = _SHORT_TOKEN.sub(lambda m: split_mixed(m.group(), vocab, GLUED_LINE_MIN_LENGTH), fixed)
+    return _GLUED_PUNCTUATION.sub(lambda m: m.group() + " ", fixed)
