@@ -24,15 +24,15 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from ingest.sections import SectionTracker
-from ingest.wordsplit import restore_spaces
+from ingest.wordsplit import restore_spaces, vocabulary
 
-CLEANUP_VERSION = 7  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
+CLEANUP_VERSION = 8  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
 # 3: a joined run takes the section holding most of its text, and main text never joins back matter;
 # 4: footnotes moved after their section's body, and a sentence running on across a page break or a figure's
 # text kept whole; 5: note marks after a word's punctuation dropped ("research.1"); 6: the same text, each chunk
 # with where its pages start (`Chunk.page_marks`), so that a quote cites its own page; 7: on a line that ran its
 # words together, short glued words split too and a space put back after a comma or full stop ("Toensure",
-# "quality,we", "process.Compared")
+# "quality,we", "process.Compared"); 8: a paragraph's run-in heading given a full stop ("Reward Design. Our ...")
 EDGE_LINES = 5  # lines at the top and at the bottom of a page where running headers and footers sit
 MAX_RUNNING_WORDS = 15
 MAX_CAPTION_LINES = 6
@@ -122,7 +122,10 @@ class _Builder:
     def flush(self) -> None:
         text = "\n".join(self.lines).strip()
         if text:
-            self.blocks.append(Block(self.page, restore_spaces(drop_note_marks(text)), self.section, self.caption))
+            text = restore_spaces(drop_note_marks(text))
+            if self.page > 1 and not self.caption:  # page 1: a title runs on into its next line
+                text = split_run_in_headings(text)
+            self.blocks.append(Block(self.page, text, self.section, self.caption))
         self.lines = []
 
     def paragraph(self) -> None:
@@ -225,6 +228,50 @@ def drop_note_marks(text: str) -> str:
         return m.group(0) if word and word.group(1).lower() in _NUMBERED else ""
 
     return _NOTE_MARK.sub(keep, text)
+
+
+# a paragraph's run-in heading with no full stop of its own, glued to its first sentence: "Reward Design We
+# design ...", "Execution Environment For each ...": capitalised words (and the small words titles keep), then a
+# word that opens a sentence, then a lowercase word
+_OPENERS = (
+    "We Our To The In This These Those For Given After It Its Each Since When While Unlike Following Here During "
+    "Beyond Finally First Then Instead Specifically Concretely Formally Intuitively Let Consider Most Many All "
+    "Both There Using By However Moreover Similarly Although Because"
+)
+_SMALL = "of and for the in on with to via vs & or"
+_RUN_IN = re.compile(
+    rf"^([A-Z][\w\-]*(?:\s+(?:[A-Z][\w\-]*|{'|'.join(_SMALL.split())})){{0,5}})\s+({'|'.join(_OPENERS.split())})(?=\s+[a-z(])"
+)
+_CAMEL = re.compile(r"[A-Z][a-z]+")
+_NOT_HEADINGS = frozenset(_OPENERS.split()) | frozenset(("If", "As", "A", "An", "Figure", "Fig", "Table", "Section"))
+
+
+def split_run_in_headings(text: str) -> str:
+    """`text` with a full stop after each run-in heading that opens a paragraph or follows a sentence's end ("Reward
+    Design We ..." -> "Reward Design. We ..."), so that the heading is not quoted as part of the sentence."""
+    lines = text.split("\n")
+    for i, line in enumerate(lines):
+        if i and lines[i - 1].strip() and not _SENTENCE_END.search(lines[i - 1].rstrip()):
+            continue
+        m = _RUN_IN.match(line)
+        if not m:
+            continue
+        words = m.group(1).split()
+        if words[0] in _NOT_HEADINGS or words[-1] in _NOT_HEADINGS or words[-1] in _SMALL.split():
+            continue
+        heading = " ".join(_camel_words(w) for w in words)
+        lines[i] = f"{heading}. {line[m.end(1) :].lstrip()}"
+    return "\n".join(lines)
+
+
+def _camel_words(word: str) -> str:
+    """A heading's word with the spaces a run-together line lost ("TrajectoryCuration" -> "Trajectory Curation"),
+    when each of its capitalised parts is a known word; a name ("MiroThinker", "GitHub") as it is."""
+    parts = _CAMEL.findall(word)
+    if len(parts) < 2 or "".join(parts) != word:
+        return word
+    known = vocabulary()
+    return " ".join(parts) if all(len(p) >= 3 and p.lower() in known for p in parts) else word
 
 
 def prose_line(line: str) -> bool:

@@ -8,7 +8,16 @@ from pathlib import Path
 import pytest
 
 from ingest.chunking import Chunker, reading_order
-from ingest.cleanup import Block, clean_pages, continues, drop_note_marks, footnote_start, footnotes, join_hyphens
+from ingest.cleanup import (
+    Block,
+    clean_pages,
+    continues,
+    drop_note_marks,
+    footnote_start,
+    footnotes,
+    join_hyphens,
+    split_run_in_headings,
+)
 from ingest.pdf import read_pdf
 from ingest.sections import SectionTracker
 from ingest.sentences import split_sentences
@@ -95,6 +104,34 @@ def test_a_line_with_its_spaces_is_left_as_it_is() -> None:
     line = "an acousto-optic cell (x,y),see Fig.1.Internationally"
     assert restore_spaces(line) == line
     assert restore_spaces("the pair (x,y) lies in it.The end") == "the pair (x,y) lies in it.The end"
+
+
+def test_a_run_in_heading_is_set_apart_from_the_sentence_it_opens() -> None:
+    # MiroThinker's report, pp. 10 and 6: bold paragraph headings with no full stop of their own
+    text = "the ability of instruction following.\nReward Design Our reward function R(x, H) for a trajectory"
+    assert split_run_in_headings(text).endswith("\nReward Design. Our reward function R(x, H) for a trajectory")
+    assert (
+        split_run_in_headings("TrajectoryCuration To ensure RL learning")
+        == "Trajectory Curation. To ensure RL learning"
+    )
+    assert split_run_in_headings("MiroThinker For each task we") == "MiroThinker. For each task we"  # a name stays
+    sentences = [s.text for s in split_sentences(split_run_in_headings("Reward Design We design a reward for it."))]
+    assert sentences[-1] == "We design a reward for it."
+
+
+def test_words_that_only_look_like_a_run_in_heading_are_left_alone() -> None:
+    for text in (
+        "Since A is large, we stop.",  # a sentence opening with a variable
+        "we train it with\nGroup Relative Policy Optimization The ...",  # a line that continues a sentence
+        "As Figure In this case",  # no heading words
+        "Results of Table We see",  # "Table" ends no heading
+    ):
+        assert split_run_in_headings(text) == text
+    title = "Low-Power Silicon Strain Sensors For wearable health monitoring\nJane Doe\nAbstract"
+    assert split_run_in_headings(title) != title  # read as a run-in heading anywhere but on page 1
+    blocks = clean_pages([title, "as shown.\nStrain Sensing We measure the strain of the gauge over time."])
+    assert blocks[0].text.startswith("Low-Power Silicon Strain Sensors For wearable")  # page 1: a title runs on
+    assert "Strain Sensing. We measure the strain" in blocks[-1].text
 
 
 def test_captions_are_marked_and_kept_out_of_body_chunks(s2orc_chunks: list[Chunk]) -> None:
