@@ -238,9 +238,9 @@ _OPENERS = (
     "Beyond Finally First Then Instead Specifically Concretely Formally Intuitively Let Consider Most Many All "
     "Both There Using By However Moreover Similarly Although Because"
 )
-_SMALL = "of and for the in on with to via vs & or"
+_SMALL = frozenset(("of", "and", "for", "the", "in", "on", "with", "to", "via", "vs", "&", "or"))
 _RUN_IN = re.compile(
-    rf"^([A-Z][\w\-]*(?:\s+(?:[A-Z][\w\-]*|{'|'.join(_SMALL.split())})){{0,5}})\s+({'|'.join(_OPENERS.split())})(?=\s+[a-z(])"
+    rf"^([A-Z][\w\-]*(?:\s+(?:[A-Z][\w\-]*|{'|'.join(sorted(_SMALL))})){{0,5}})\s+({'|'.join(_OPENERS.split())})(?=\s+[a-z(])"
 )
 _CAMEL = re.compile(r"[A-Z][a-z]+")
 _NOT_HEADINGS = frozenset(_OPENERS.split()) | frozenset(("If", "As", "A", "An", "Figure", "Fig", "Table", "Section"))
@@ -257,7 +257,7 @@ def split_run_in_headings(text: str) -> str:
         if not m:
             continue
         words = m.group(1).split()
-        if words[0] in _NOT_HEADINGS or words[-1] in _NOT_HEADINGS or words[-1] in _SMALL.split():
+        if words[0] in _NOT_HEADINGS or words[-1] in _NOT_HEADINGS or words[-1] in _SMALL:
             continue
         heading = " ".join(_camel_words(w) for w in words)
         lines[i] = f"{heading}. {line[m.end(1) :].lstrip()}"

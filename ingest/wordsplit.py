@@ -4,7 +4,9 @@ Some PDFs place each word with its own positioning command and no space characte
 words of a line glued into one token. A token is split only when it is long, alphabetic, lowercase (or
 capitalised), absent from the vocabulary, and splits entirely into known words; the split chosen is the
 most probable under a unigram model (counts of words in arXiv titles and abstracts, built by
-`scripts/build_word_counts.py`).
+`scripts/build_word_counts.py`). "Long" is 9 letters or more, except on a line that ran its words together (one
+was split, and its runs of text are long on average): there short glued words are split from 5 letters
+("Toensure"), and a comma, semicolon or full stop gets back the space after it ("quality,we").
 """
 
 from __future__ import annotations
@@ -123,8 +125,8 @@ def split_mixed(token: str, vocab: Vocabulary, min_length: int = MIN_LENGTH) -> 
 
 
 def restore_spaces(text: str, vocab: Vocabulary | None = None) -> str:
-    """Every long glued token of `text` split into words (see the module docstring); on a line where one was,
-    the shorter glued tokens too, and a space put back after a comma or semicolon between two words."""
+    """Every long glued token of `text` split into words; on a line that ran its words together, the shorter
+    glued tokens too and the spaces after its punctuation (see the module docstring)."""
     vocab = vocab or vocabulary()
     return "\n".join(_restore_line(line, vocab) for line in text.split("\n"))
 
