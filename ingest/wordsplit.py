@@ -133,8 +133,10 @@ def restore_spaces(text: str, vocab: Vocabulary | None = None) -> str:
 
 def _restore_line(line: str, vocab: Vocabulary) -> str:
     fixed = _TOKEN.sub(lambda m: split_mixed(m.group(), vocab), line)
+    if fixed == line:  # nothing glued: most lines, and no need to measure them
+        return line
     runs = line.split()
-    if fixed == line or sum(map(len, runs)) < GLUED_LINE_CHARS * len(runs):
+    if sum(map(len, runs)) < GLUED_LINE_CHARS * len(runs):
         return fixed
     fixed = _SHORT_TOKEN.sub(lambda m: split_mixed(m.group(), vocab, GLUED_LINE_MIN_LENGTH), fixed)
     return _GLUED_PUNCTUATION.sub(lambda m: m.group() + " ", fixed)
