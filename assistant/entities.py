@@ -183,3 +183,25 @@ def kind_of(name: str, local: Counter[str] | None = None) -> str | None:
         return None
     kind, top = counts.most_common(1)[0]
     return kind if top >= 2 and top >= 0.5 * sum(counts.values()) else None
+
+
+# A sized, tuned or versioned variant of a named model: "Qwen2.5-7b", "Llama-3.1-8B-Instruct", "Mistral-v0.3".
+_VARIANT = re.compile(r"(?:-(?:\d+(?:\.\d+)?[bmk]|instruct|chat|base|it|v\d[\w.]*))+$", re.IGNORECASE)
+
+
+@cache
+def _by_lower_case() -> dict[str, str]:
+    return {name.lower(): name for name in vocabulary()}
+
+
+def family_kind(name: str, local: Counter[str] | None = None) -> str | None:
+    """`kind_of`, or for a name neither the vocabulary nor the text describes, the kind of the name it is a
+    variant of, in any case ("Qwen2.5-7b" is a model because "Qwen2.5" is)."""
+    kind = kind_of(name, local)
+    if kind is not None:
+        return kind
+    for form in dict.fromkeys((name, _VARIANT.sub("", name))):
+        known = _by_lower_case().get(form.lower())
+        if known is not None and (kind := kind_of(known, local)) is not None:
+            return kind
+    return None

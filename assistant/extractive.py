@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
@@ -18,12 +18,13 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 from assistant.abstention import Evidence, abstains, gather
 from assistant.answer_shape import arrange, compose, pieces
 from assistant.base import AnswerChunk, Answerer
+from assistant.entities import kind_counts
 from assistant.focus import Focus, focus, with_acronyms
 from assistant.lists import list_answer
 from assistant.question_type import QuestionType, classify
 from assistant.scoring import idf_weights, mix, overlap, query_weight, similarities, terms
 from assistant.selection import candidates, lexical, rescore
-from assistant.sentence_features import introduces, type_bonus
+from assistant.sentence_features import introduces, names_asked_kind, type_bonus
 from assistant.stored_sentences import StoredLookup
 from assistant.types import Answer, AnswerSentence, Citation, Passage
 from ingest.sentences import Sentence, split_sentences, usable
@@ -61,6 +62,7 @@ class _Pool:
     chosen: list[_Candidate]
     stored: dict[str, np.ndarray]
     query: str = ""  # what the sentences are scored against (`assistant.focus`)
+    kinds_seen: dict[str, Counter[str]] = field(default_factory=dict)  # what the passages say each name is
 
     @property
     def best(self) -> float:
@@ -111,6 +113,20 @@ def _definition_first(kind: QuestionType, cands: list[_Candidate]) -> list[_Cand
         return cands
     for i, cand in enumerate(cands):
         if introduces(cand.sentence.text, kind.subject):
+            return [cand, *cands[:i], *cands[i + 1 :]]
+    return cands
+
+
+def _asked_kind_first(
+    kind: QuestionType, question: str, cands: list[_Candidate], seen: dict[str, Counter[str]]
+) -> list[_Candidate]:
+    """For a "which X ..." question that asks for a kind of named thing (`QuestionType.kinds`), the best-ranked
+    sentence that names one the question does not give moved first: "What RL algorithm trains MiroThinker?" leads
+    with the sentence naming GRPO, not with one about the benchmarks it was tested on; `cands` as they are else."""
+    if kind.answer != "entity" or not kind.kinds:
+        return cands
+    for i, cand in enumerate(cands):
+        if names_asked_kind(kind, question, cand.sentence.text, seen):
             return [cand, *cands[:i], *cands[i + 1 :]]
     return cands
 
@@ -169,7 +185,8 @@ class ExtractiveAnswerer(Answerer):
         if listed is not None:
             return listed
         found = self._rank(pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
-        picked = _continued(self._select(_definition_first(kind, found)), sources)
+        led = _asked_kind_first(kind, standalone, _definition_first(kind, found), pool.kinds_seen)
+        picked = _continued(self._select(led), sources)
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
         papers = [p.paper_id for p in sources]
@@ -212,11 +229,13 @@ class ExtractiveAnswerer(Answerer):
         idf = idf_weights(pool_terms)
         q_terms = terms([seen.text])[0]
         kind, total = classify(question), query_weight(q_terms, idf)
+        local = kind_counts([p.text for p in sources]) if kind.kinds else {}
         cands = [
-            _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text, question))
+            _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text, question, local))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
-        scored = _Pool(cands, _prefilter(cands), self.stored(sources) if self.stored else {}, seen.text)
+        stored = self.stored(sources) if self.stored else {}
+        scored = _Pool(cands, _prefilter(cands), stored, seen.text, local)
         self._embed(seen.text, scored.chosen, scored.stored)
         return scored
 

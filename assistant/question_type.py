@@ -46,6 +46,29 @@ _DEFINITION = re.compile(
     r"|^\s*what is meant by (?P<subject3>[^?]{1,60}?)\s*\??\s*$",
     re.IGNORECASE,
 )
+# The kinds of named thing (`assistant.entities.KINDS`) a "which X ..." question asks for, read from its head
+# noun X: "Which RL algorithm trains the Crawler?" asks for an algorithm's name, "Which base LLM ..." for a model's.
+THING_KINDS: dict[str, tuple[str, ...]] = {
+    "algorithm": ("algorithm",), "method": ("algorithm",), "approach": ("algorithm",),
+    "technique": ("algorithm",), "objective": ("algorithm",), "model": ("model",), "llm": ("model",),
+    "dataset": ("dataset", "benchmark"), "corpus": ("dataset",), "corpora": ("dataset",),
+    "benchmark": ("benchmark", "dataset"), "environment": ("benchmark", "framework"),
+    "framework": ("framework",), "system": ("framework",), "toolkit": ("framework",),
+}  # fmt: skip
+_ASKED_THING = re.compile(
+    rf"^\s*(?:which|what)\s+((?:[\w\-]+\s+){{0,3}}?)({'|'.join(sorted(THING_KINDS, key=len, reverse=True))})(?:e?s)?\b",
+    re.IGNORECASE,
+)
+# The head noun is followed by the verb ("... algorithm trains", "... LLM is used") or a preposition; "Which model
+# sizes ..." asks for sizes, not a model.
+_AFTER_HEAD = re.compile(
+    r"\s*[?,]|\s+(?:is|are|was|were|does|do|did|has|have|had|can|could|would|will|should|serves?|trains?|works?|"
+    r"performs?|achieves?|underlies|powers?|used|best|in|on|for|to|from|of|that|and)\b",
+    re.IGNORECASE,
+)
+# words between "which" and the head noun that make it something else: "What applications of the corpus ...",
+# "Which baseline methods ..." (a baseline is any kind of thing), "What kind of model ..."
+_NOT_THE_THING = re.compile(r"\b(?:of|the|a|an|baselines?|kinds?|types?|sorts?)\b", re.IGNORECASE)
 _NOT_SUBJECT = re.compile(r"^(?:difference|relation|role|effect|impact|purpose|goal|aim|main|best|most)\b", re.I)
 _QUOTES = re.compile(r"[\"“”‘’]|(?<!\w)'|'(?!\w)")  # quote marks around the term, not an apostrophe
 _LEADING = re.compile(r"^(?:(?:the|a|an) )?(?:(?:definition|meaning) of (?:(?:the|a|an) )?)?", re.IGNORECASE)
@@ -58,6 +81,16 @@ class QuestionType:
 
     answer: AnswerType
     subject: str = ""  # "PaSa" for "What is PaSa?"; "" unless the answer type is a definition
+    kinds: tuple[str, ...] = ()  # ("algorithm",) for "Which RL algorithm trains X?"; () unless an entity is asked
+
+
+def asked_kinds(question: str) -> tuple[str, ...]:
+    """The kinds of named thing a "which X ..." question asks for, from its head noun X (`THING_KINDS`); () when
+    it names none or X is not the head ("Which model sizes ...", "What kind of model ...")."""
+    m = _ASKED_THING.search(question)
+    if m is None or _NOT_THE_THING.search(m.group(1)) or not _AFTER_HEAD.match(question, m.end()):
+        return ()
+    return THING_KINDS[m.group(2).lower()]
 
 
 def _definition_subject(question: str) -> str:
@@ -80,7 +113,7 @@ def classify(question: str) -> QuestionType:
     if _FORMULA.search(q):
         return QuestionType("formula")
     if _ENTITY.search(q):
-        return QuestionType("entity")
+        return QuestionType("entity", kinds=asked_kinds(q))
     subject = _definition_subject(q)
     if subject:
         return QuestionType("definition", subject)

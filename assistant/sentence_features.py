@@ -11,10 +11,11 @@ from __future__ import annotations
 import itertools
 import math
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from assistant.entities import expands, names
+from assistant.entities import expands, family_kind, names
 from assistant.question_type import QuestionType
 from assistant.scoring import overlap
 
@@ -167,6 +168,7 @@ def cheap_features(q: Query, c: Context, idf: dict[str, float]) -> list[float]:
 DEFINES_BONUS, CAPTION_PENALTY, NUMBER_BONUS = 0.15, 0.15, 0.05
 QUESTION_PENALTY = 0.3  # a paper's own question ("What is the best highlighting algorithm?") is no answer to it
 NAME_BONUS = 0.1  # a "which model / dataset / baseline" question is answered by a name it does not give itself
+KIND_BONUS = 0.2  # ... the more so when the name is of the kind asked for ("Which RL algorithm ...": GRPO)
 HEADING_PENALTY = 0.2  # a paragraph's run-in heading ("Dataset and Evaluation Metrics.") names a topic, answers nothing
 RUN_IN_WORDS = 6  # the most words a run-in heading has
 # what makes a few words a statement rather than a heading: a subject pronoun or an auxiliary verb
@@ -253,17 +255,41 @@ def run_in_heading(text: str) -> bool:
     return 0 < len(words) <= RUN_IN_WORDS and not text.rstrip().endswith("?") and not _STATES.search(text)
 
 
-def gives_new_name(question: str, text: str) -> bool:
-    """`text` names something (`assistant.entities.names`) that `question` does not."""
+def new_names(question: str, text: str) -> list[str]:
+    """The names in `text` (`assistant.entities.names`) that `question` does not give."""
     asked = question.lower()
-    return any(name.lower() not in asked for name in names(text))
+    return [name for name in names(text) if name.lower() not in asked]
 
 
-def type_bonus(kind: QuestionType, text: str, question: str = "") -> float:
+def names_asked_kind(kind: QuestionType, question: str, text: str, local: dict[str, Counter[str]]) -> bool:
+    """`text` names a thing of the kind the question asks for (`QuestionType.kinds`) that the question does not
+    give: GRPO for "Which RL algorithm trains X?". `local`: what the passages at hand say each name is."""
+    return bool(kind.kinds) and any(family_kind(n, local.get(n)) in kind.kinds for n in new_names(question, text))
+
+
+def name_bonus(kind: QuestionType, question: str, text: str, local: dict[str, Counter[str]]) -> float:
+    """The nudge for a name that may answer a "which ..." question: `KIND_BONUS` when it is of the asked kind,
+    none when every new name is known to be of another kind (a benchmark for "which algorithm"), `NAME_BONUS`
+    when the question names no kind or a new name's kind is unknown."""
+    new = new_names(question, text)
+    if not new:
+        return 0.0
+    if not kind.kinds:
+        return NAME_BONUS
+    found = {family_kind(n, local.get(n)) for n in new}
+    if found & set(kind.kinds):
+        return KIND_BONUS
+    return NAME_BONUS if None in found else 0.0
+
+
+def type_bonus(
+    kind: QuestionType, text: str, question: str = "", local: dict[str, Counter[str]] | None = None
+) -> float:
     """How much what the question asks for moves a sentence's rank: up for the defining sentence of a "what is
     X" question, for a number that answers a number question and for a name the question does not give that
-    answers a "which ..." question (when `question` is given), down for a figure or table caption, for a
-    sentence that is itself a question and for a paragraph's run-in heading."""
+    answers a "which ..." question (when `question` is given; `name_bonus`, with `local`, what the passages say
+    each name is), down for a figure or table caption, for a sentence that is itself a question and for a
+    paragraph's run-in heading."""
     bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
     if _ASKS.search(text):
         bonus -= QUESTION_PENALTY
@@ -273,6 +299,6 @@ def type_bonus(kind: QuestionType, text: str, question: str = "") -> float:
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text):
         bonus += NUMBER_BONUS
-    if kind.answer == "entity" and question and gives_new_name(question, text):
-        bonus += NAME_BONUS
+    if kind.answer == "entity" and question:
+        bonus += name_bonus(kind, question, text, local or {})
     return bonus

@@ -1,0 +1,103 @@
+"""A "which X ..." question that asks for a kind of named thing leads with a sentence naming one: "What RL algorithm
+is used to train MiroThinker?" with the sentence naming GRPO, not with one about the benchmarks MiroThinker was
+tested on (docs/benchmarks.md, "The kind a question asks for")."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+
+from assistant.entities import family_kind, kind_counts
+from assistant.extractive import ExtractiveAnswerer
+from assistant.question_type import asked_kinds, classify
+from assistant.sentence_features import KIND_BONUS, NAME_BONUS, name_bonus
+from assistant.service import Assistant
+from assistant.types import Passage, Scope
+from ingest.pdf import read_pdf
+from storage.store import Store
+from tests.conftest import LONGEVAL_PDF
+
+
+@pytest.mark.parametrize(
+    ("question", "kinds"),
+    [
+        ("What RL algorithm is used to train MiroThinker?", ("algorithm",)),
+        ("Which RL algorithm trains PaSa's Crawler?", ("algorithm",)),
+        ("Which alignment method works best for highlighting hints?", ("algorithm",)),
+        ("Which LLM is used as the judge?", ("model",)),
+        ("Which base model are PaSa's Crawler and Selector built on?", ("model",)),
+        ("Which retriever and reranker models does OpenScholar use?", ("model",)),
+        ("Which datasets is LongEval evaluated on?", ("dataset", "benchmark")),
+        ("Which corpora are used?", ("dataset",)),
+        ("Which model sizes was SDAR evaluated on?", ()),  # the head noun is "sizes"
+        ("What kind of model do they use for detection?", ()),
+        ("Which baseline methods is RAPT compared against?", ()),  # a baseline is any kind of thing
+        ("What applications of the corpus do the authors suggest?", ()),
+        ("How does SDAR adapt during training?", ()),
+    ],
+)
+def test_the_kind_asked_for_is_read_from_the_head_noun(question: str, kinds: tuple[str, ...]) -> None:
+    assert asked_kinds(question) == kinds
+    if kinds:
+        assert classify(question).kinds == kinds
+
+
+def test_a_sized_variant_has_its_familys_kind() -> None:
+    assert family_kind("Qwen2.5-7b") == family_kind("Llama-3.1-8B-Instruct") == family_kind("gpt-4o") == "model"
+    assert family_kind("GRPO") == "algorithm"
+    assert family_kind("MiroThinker-v1.0-72B") is None  # nothing says what MiroThinker is
+    local = kind_counts(["MiroThinker, a deep research model, is trained in three stages."])
+    assert family_kind("MiroThinker", local.get("MiroThinker")) == "model"
+
+
+ALGORITHM = "We employ GRPO with fully online policy updates during the third stage."
+BENCHMARK = "On the BrowseComp benchmark, MiroThinker-72B reaches 47.1% accuracy."
+BENCHMARK_ONLY = "On the BrowseComp benchmark, it reaches 47.1% accuracy."
+UNKNOWN = "Training uses the ZephyrOpt scheduler on 64 nodes."
+
+
+def test_a_name_of_the_asked_kind_is_nudged_more_and_one_of_another_kind_not_at_all() -> None:
+    question = "What RL algorithm is used to train MiroThinker?"
+    kind, local = classify(question), kind_counts([ALGORITHM, BENCHMARK, UNKNOWN])
+    assert name_bonus(kind, question, ALGORITHM, local) == KIND_BONUS > NAME_BONUS
+    assert name_bonus(kind, question, BENCHMARK_ONLY, local) == 0.0  # BrowseComp is a benchmark
+    assert name_bonus(kind, question, BENCHMARK, local) == NAME_BONUS  # what MiroThinker-72B is, nothing says
+    assert name_bonus(kind, question, UNKNOWN, local) == NAME_BONUS  # what ZephyrOpt is, nothing says
+    assert name_bonus(kind, question, "MiroThinker is trained in three stages.", local) == 0.0  # its own name
+    plain = "Which tool does S2ORC use for language detection?"  # no kind asked: any new name, as before
+    assert name_bonus(classify(plain), plain, "We use cld2 and FastText for this.", {}) == NAME_BONUS
+
+
+def _passage(number: int, text: str) -> Passage:
+    return Passage(f"c{number}", "mirothinker", "MiroThinker: a deep research agent", [], 2025, None, number, number,
+                   text, number=number)  # fmt: skip
+
+
+def test_the_sentence_naming_the_asked_kind_leads_however_the_others_score(corpus: Store) -> None:
+    """The benchmark sentences repeat the paper's name and score higher; the answer still leads with GRPO's."""
+    pipeline = "MiroThinker is trained in three stages: fine-tuning, preference tuning and reinforcement learning."
+    sources = [
+        _passage(1, f"{BENCHMARK} MiroThinker also sets a new state of the art on the GAIA benchmark with 81.9%."),
+        _passage(2, f"{pipeline} {ALGORITHM}"),
+    ]
+    question = "What RL algorithm is used to train MiroThinker?"
+    # made-up passages have no retrieval ranks for abstention to weigh: it is left out here
+    settings = corpus.settings.answer.model_copy(update={"abstain_below": 0.0, "abstain_evidence": 0.0})
+    answer = ExtractiveAnswerer(corpus.embedder, settings).answer(question, question, sources)
+    assert not answer.abstained, answer.notes
+    assert "GRPO" in answer.sentences[0].text, [s.text for s in answer.sentences]
+    assert answer.sentences[0].citations[0].page_start == 2
+    other = "How does MiroThinker perform on the benchmarks?"  # no kind asked: the benchmark sentences lead
+    assert "GRPO" not in ExtractiveAnswerer(corpus.embedder, settings).answer(other, other, sources).sentences[0].text
+
+
+def test_ask_pdf_names_the_alignment_method_that_works_best(corpus: Store) -> None:
+    """LongEval (bundled, CC BY): the method that works best is SuperPAL, stated on page 7."""
+    pid = read_pdf(LONGEVAL_PDF).paper_id
+    answer = Assistant(corpus).ask("Which alignment method works best for highlighting source sentences?",
+                                   Scope(paper_id=pid))  # fmt: skip
+    assert not answer.abstained, answer.notes
+    lead = answer.sentences[0]
+    assert "SuperPAL" in lead.text, [s.text for s in answer.sentences]
+    assert Counter(c.paper_id for c in lead.citations) == Counter({pid: len(lead.citations)})
