@@ -283,14 +283,16 @@ class ExtractiveAnswerer(Answerer):
         return [_Candidate(c.source, c.sentence, lexical(c), c.support, c.vector, c.score) for c in ranked]
 
     def _select(self, cands: list[_Candidate]) -> list[_Candidate]:
-        """Greedy: best first, skipping near-duplicates, nudging towards papers not yet quoted."""
+        """Greedy: best first, skipping near-duplicates, nudging towards papers not yet quoted. The first is always
+        taken (whether to answer at all was decided before): a sentence moved first for what it says (a definition,
+        a name of the asked kind) may rank below the floor the others are held to."""
         picked: list[_Candidate] = []
         if self.scorer == "keyword":
             floor = max(self.settings.abstain_below, cands[0].rank * 0.8) if cands else 0.0
         else:
             floor = cands[0].rank - KEEP_MARGIN if cands else 0.0
         for cand in cands:
-            if len(picked) >= self.settings.max_sentences or cand.rank < floor:
+            if len(picked) >= self.settings.max_sentences or (picked and cand.rank < floor):
                 break
             weak = bool(picked) and cand.score < self.settings.abstain_below  # only the lead may be weak
             if weak or any(_near_duplicate(cand, p) for p in picked):

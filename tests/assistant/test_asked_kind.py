@@ -9,12 +9,13 @@ from collections import Counter
 import pytest
 
 from assistant.entities import family_kind, kind_counts
-from assistant.extractive import ExtractiveAnswerer
+from assistant.extractive import ExtractiveAnswerer, _Candidate
 from assistant.question_type import asked_kinds, classify
 from assistant.sentence_features import KIND_BONUS, NAME_BONUS, name_bonus
 from assistant.service import Assistant
 from assistant.types import Passage, Scope
 from ingest.pdf import read_pdf
+from ingest.sentences import split_sentences
 from storage.store import Store
 from tests.conftest import LONGEVAL_PDF
 
@@ -101,3 +102,17 @@ def test_ask_pdf_names_the_alignment_method_that_works_best(corpus: Store) -> No
     lead = answer.sentences[0]
     assert "SuperPAL" in lead.text, [s.text for s in answer.sentences]
     assert Counter(c.paper_id for c in lead.citations) == Counter({pid: len(lead.citations)})
+
+
+def test_a_lead_moved_first_is_quoted_though_it_ranks_below_the_floor(corpus: Store) -> None:
+    """A sentence led with for what it says may rank below `abstain_below`: it is quoted all the same (whether to
+    answer was decided before), and the sentences after it are held to the floor as before."""
+    answerer = ExtractiveAnswerer(corpus.embedder, corpus.settings.answer)
+    text = f"{ALGORITHM} {BENCHMARK} {UNKNOWN}"
+    first, second, third = split_sentences(text)
+    floor = corpus.settings.answer.abstain_below
+    led = _Candidate(0, first, 0.2, score=0.2, rank=floor - 0.1)
+    strong = _Candidate(0, second, 0.5, score=0.6, rank=0.7)
+    weak = _Candidate(0, third, 0.1, score=0.1, rank=floor - 0.2)
+    picked = answerer._select([led, strong, weak])
+    assert [c.sentence.text for c in picked] == [ALGORITHM, BENCHMARK]
