@@ -14,7 +14,6 @@ defaults (Ask PDF, extractive backend). Rows: all questions, then by what the qu
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import json
 import sys
@@ -28,7 +27,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
 
 from assistant.service import Assistant
 from assistant.types import Answer, Scope
-from bench.common import ROOT, add_common_args, markdown_table, pdf_folder, publish, quiet_logs
+from bench.common import ROOT, markdown_table, pdf_bench_args, pdf_folder, publish, quiet_logs
 from bench.qa_harness import Question, Reference, covers, index_papers, open_store, shingles
 from bench.selection_compare import first_page_right, gold_pages
 from ingest.chunking import Chunker
@@ -161,13 +160,10 @@ NOTE = (
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    add_common_args(parser)
-    args = parser.parse_args(argv)
-    settings = Settings()  # a misspelt PAPERTALK_ variable fails here, before minutes of indexing
-    if not pdf_folder().exists():
-        print(f"shared/data/pdfs not found at {pdf_folder()}: nothing to measure (set PAPERTALK_SHARED)")
+    args = pdf_bench_args(__doc__, argv)
+    if args is None:
         return 1
+    settings = Settings()
     with quiet_logs():
         labelled = load(pdf_folder(), settings)
         outcomes = measure(labelled)

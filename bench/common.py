@@ -24,6 +24,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from papertalk.settings import Settings
+
 ROOT = Path(__file__).resolve().parents[1]
 DOC_PATH = ROOT / "docs" / "benchmarks.md"
 RESULT_PREFIX = "BENCH_RESULT "
@@ -51,6 +53,19 @@ def shared_dir() -> Path:
 
 def pdf_folder() -> Path:
     return shared_dir() / "data" / "pdfs"
+
+
+def pdf_bench_args(doc: str | None, argv: list[str] | None) -> argparse.Namespace | None:
+    """The common arguments of a bench over shared/data/pdfs, read after checking the settings (a misspelt
+    PAPERTALK_ variable fails here, before minutes of indexing); None, said, when the PDFs are not there."""
+    parser = argparse.ArgumentParser(description=doc, formatter_class=argparse.RawDescriptionHelpFormatter)
+    add_common_args(parser)
+    args = parser.parse_args(argv)
+    Settings()
+    if not pdf_folder().exists():
+        print(f"shared/data/pdfs not found at {pdf_folder()}: nothing to measure (set PAPERTALK_SHARED)")
+        return None
+    return args
 
 
 def arxiv_file() -> Path:
