@@ -24,7 +24,7 @@ from assistant.lists import list_answer
 from assistant.question_type import QuestionType, classify
 from assistant.scoring import idf_weights, mix, overlap, query_weight, similarities, terms
 from assistant.selection import candidates, lexical, rescore
-from assistant.sentence_features import introduces, names_asked_kind, type_bonus
+from assistant.sentence_features import introduces, names_asked_kind, run_in_heading, type_bonus
 from assistant.stored_sentences import StoredLookup
 from assistant.types import Answer, AnswerSentence, Citation, Passage
 from ingest.sentences import Sentence, split_sentences, usable
@@ -67,6 +67,19 @@ class _Pool:
     @property
     def best(self) -> float:
         return max((c.score for c in self.chosen), default=0.0)
+
+
+def _headed_sentences(sources: list[Passage]) -> list[tuple[int, Sentence, str]]:
+    """Each quotable sentence of the passages with its passage's index and the run-in heading it follows, if any
+    ("Training Objective." before "GRPO optimizes the policy ..."): the heading says what the sentence is about."""
+    out = []
+    for i, passage in enumerate(sources):
+        before = ""
+        for sentence in split_sentences(passage.text):
+            if usable(sentence):
+                out.append((i, sentence, before))
+            before = sentence.text if run_in_heading(sentence.text) else ""
+    return out
 
 
 def _near_duplicate(a: _Candidate, b: _Candidate) -> bool:
@@ -218,11 +231,15 @@ class ExtractiveAnswerer(Answerer):
 
     def _pool(self, question: str, sources: list[Passage]) -> _Pool:
         """Every usable sentence with its keyword overlap and answer-type nudge; the `PREFILTER` ones scored."""
-        pool = [(i, s) for i, p in enumerate(sources) for s in split_sentences(p.text) if usable(s)]
+        headed = _headed_sentences(sources)
+        pool = [(i, s) for i, s, _ in headed]
         if not pool:
             return _Pool([], [], {})
         seen = focus(question, sources) if self.settings.focus else Focus(question)
-        pool_terms = terms([s.text for _, s in pool])
+        # a sentence's terms with those of the run-in heading it follows: what the glued heading gave it before
+        # cleanup split the two (docs/benchmarks.md, "A sentence reads its run-in heading")
+        own_terms, heading_terms = terms([s.text for _, s in pool]), terms([h for *_, h in headed])
+        pool_terms = [t | h for t, h in zip(own_terms, heading_terms, strict=True)]
         if seen.long_forms:
             own = dict(zip(seen.long_forms, terms(list(seen.long_forms)), strict=True))
             pool_terms = [with_acronyms(t, s.text, seen, own) for (_, s), t in zip(pool, pool_terms, strict=True)]

@@ -22,17 +22,19 @@ import re
 from collections import Counter
 from dataclasses import dataclass, replace
 from functools import lru_cache
+from itertools import pairwise
 
 from ingest.sections import SectionTracker
 from ingest.wordsplit import restore_spaces, vocabulary
 
-CLEANUP_VERSION = 8  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
+CLEANUP_VERSION = 9  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
 # 3: a joined run takes the section holding most of its text, and main text never joins back matter;
 # 4: footnotes moved after their section's body, and a sentence running on across a page break or a figure's
 # text kept whole; 5: note marks after a word's punctuation dropped ("research.1"); 6: the same text, each chunk
 # with where its pages start (`Chunk.page_marks`), so that a quote cites its own page; 7: on a line that ran its
 # words together, short glued words split too and a space put back after a comma or full stop ("Toensure",
-# "quality,we", "process.Compared"); 8: a paragraph's run-in heading given a full stop ("Reward Design. Our ...")
+# "quality,we", "process.Compared"); 8: a paragraph's run-in heading given a full stop ("Reward Design. Our ...");
+# 9: a run-in heading the paper sets elsewhere given its full stop before any word ("Training Objective. GRPO ...")
 EDGE_LINES = 5  # lines at the top and at the bottom of a page where running headers and footers sit
 MAX_RUNNING_WORDS = 15
 MAX_CAPTION_LINES = 6
@@ -113,7 +115,8 @@ def strip_furniture(lines: list[str], running: set[str]) -> list[str]:
 class _Builder:
     """Collects lines into blocks as the pages are walked."""
 
-    def __init__(self) -> None:
+    def __init__(self, known_headings: frozenset[str] = frozenset()) -> None:
+        self.known_headings = known_headings  # the paper's run-in headings set with a full stop
         self.blocks: list[Block] = []
         self.lines: list[str] = []
         self.notes: list[Block] = []  # footnotes waiting for the end of their section's text
@@ -124,7 +127,7 @@ class _Builder:
         if text:
             text = restore_spaces(drop_note_marks(text))
             if self.page > 1 and not self.caption:  # page 1: a title runs on into its next line
-                text = split_run_in_headings(text)
+                text = split_run_in_headings(text, self.known_headings)
             self.blocks.append(Block(self.page, text, self.section, self.caption))
         self.lines = []
 
@@ -162,7 +165,7 @@ def clean_pages(pages: list[str]) -> list[Block]:
     """Every page's text as blocks of body text and captions, without furniture or heading lines."""
     split = [[x for x in page.splitlines() if x.strip()] for page in pages]
     running, marks = running_keys(split), caption_marks(split)
-    tracker, out = SectionTracker(), _Builder()
+    tracker, out = SectionTracker(), _Builder(run_in_headings(split))
     for number, page in enumerate(pages, start=1):
         lines, caption_left = strip_furniture(page.splitlines(), running), 0
         cut = footnote_start(lines)
@@ -244,24 +247,57 @@ _RUN_IN = re.compile(
 )
 _CAMEL = re.compile(r"[A-Z][a-z]+")
 _NOT_HEADINGS = frozenset(_OPENERS.split()) | frozenset(("If", "As", "A", "An", "Figure", "Fig", "Table", "Section"))
+# a run-in heading the paper sets with its own full stop ("Training Objective. We refine ..."): two to six
+# capitalised words (and small title words), a full stop, a capitalised word
+_STOPPED_HEADING = re.compile(rf"^\s*([A-Z][\w\-]*(?:\s+(?:[A-Z][\w\-]*|{'|'.join(sorted(_SMALL))})){{1,5}})\.\s+[A-Z]")
+_CAPITALISED = re.compile(r"\s+(?=[A-Z][^\s.]*\s+[a-z(])")  # a capitalised word, then a lowercase one
+_HEADING_REACH = 80  # characters: a run-in heading's six words fit
 
 
-def split_run_in_headings(text: str) -> str:
+def run_in_headings(pages: list[list[str]]) -> frozenset[str]:
+    """The run-in headings a paper sets at a paragraph's start, with a full stop ("Training Objective. We ...")
+    or before a word that opens a sentence ("Training Objective We refine ..."), so that the same heading
+    before another word ("Training Objective GRPO optimizes ...") is set apart from its sentence too
+    (`split_run_in_headings`)."""
+    found: set[str] = set()
+    for lines in pages[1:]:  # page 1: a title's words
+        for before, line in pairwise([".", *lines]):
+            m = _STOPPED_HEADING.match(line) or (_SENTENCE_END.search(before.rstrip()) and _RUN_IN.match(line))
+            words = m.group(1).split() if m else []
+            if len(words) >= 2 and _heading_words(words):  # one capitalised word may well open a sentence
+                found.add(" ".join(words))
+    return frozenset(found)
+
+
+def _heading_words(words: list[str]) -> bool:
+    """Whether the words can be a run-in heading: not a sentence's opening word, nor a name's initial."""
+    return not (words[0] in _NOT_HEADINGS or words[-1] in _NOT_HEADINGS or words[-1] in _SMALL or len(words[-1]) < 2)
+
+
+def split_run_in_headings(text: str, known: frozenset[str] = frozenset()) -> str:
     """`text` with a full stop after each run-in heading that opens a paragraph or follows a sentence's end ("Reward
-    Design We ..." -> "Reward Design. We ..."), so that the heading is not quoted as part of the sentence."""
+    Design We ..." -> "Reward Design. We ..."), so that the heading is not quoted as part of the sentence. A
+    heading the paper sets elsewhere with its full stop (`known`, from `run_in_headings`) is set apart before
+    any capitalised word ("Training Objective GRPO optimizes ...")."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if i and lines[i - 1].strip() and not _SENTENCE_END.search(lines[i - 1].rstrip()):
             continue
         m = _RUN_IN.match(line)
-        if not m:
-            continue
-        words = m.group(1).split()
-        if words[0] in _NOT_HEADINGS or words[-1] in _NOT_HEADINGS or words[-1] in _SMALL:
-            continue
-        heading = " ".join(_camel_words(w) for w in words)
-        lines[i] = f"{heading}. {line[m.end(1) :].lstrip()}"
+        if m and _heading_words(m.group(1).split()):
+            heading = " ".join(_camel_words(w) for w in m.group(1).split())
+            lines[i] = f"{heading}. {line[m.end(1) :].lstrip()}"
+        elif known:
+            lines[i] = _known_heading_stopped(line, known)
     return "\n".join(lines)
+
+
+def _known_heading_stopped(line: str, known: frozenset[str]) -> str:
+    """`line` with a full stop after the known heading it opens with, when a capitalised word follows it."""
+    for cut in reversed(list(_CAPITALISED.finditer(line[:_HEADING_REACH]))):  # the longest heading first
+        if " ".join(line[: cut.start()].split()) in known:
+            return f"{line[: cut.start()].strip()}. {line[cut.end() :]}"
+    return line
 
 
 def _camel_words(word: str) -> str:

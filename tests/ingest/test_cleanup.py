@@ -16,6 +16,7 @@ from ingest.cleanup import (
     footnote_start,
     footnotes,
     join_hyphens,
+    run_in_headings,
     split_run_in_headings,
 )
 from ingest.pdf import read_pdf
@@ -132,6 +133,37 @@ def test_words_that_only_look_like_a_run_in_heading_are_left_alone() -> None:
     blocks = clean_pages([title, "as shown.\nStrain Sensing We measure the strain of the gauge over time."])
     assert blocks[0].text.startswith("Low-Power Silicon Strain Sensors For wearable")  # page 1: a title runs on
     assert "Strain Sensing. We measure the strain" in blocks[-1].text
+
+
+def test_a_run_in_heading_the_paper_uses_elsewhere_is_set_apart_before_any_word() -> None:
+    # MiroThinker's report: "Training Objective" opens paragraphs on pp. 8 and 9 before "Each" and "We", and on
+    # p. 11 before "GRPO optimizes ...", which no list of sentence openers can know
+    pages = [
+        ["MiroThinker: a title", "Training Objective. Read as a title on page 1"],
+        ["filtering procedures.", "Training Objective Each trajectory is treated as a dialogue."],
+        ["Trajectory Curation. To ensure quality we filter.", "Rush Hour is a puzzle we use.", "Andres M Bran and"],
+    ]
+    assert run_in_headings(pages) == {"Training Objective", "Trajectory Curation"}
+    assert run_in_headings([[], [], ["Training Objective. We refine it."]]) == {"Training Objective"}  # blank pages
+    known = run_in_headings(pages)
+    text = "ones.\nTraining Objective GRPO optimizes the policy by sampling trajectories."
+    assert split_run_in_headings(text, known) == (
+        "ones.\nTraining Objective. GRPO optimizes the policy by sampling trajectories."
+    )
+    for same in (
+        "we set the\nTraining Objective GRPO optimizes",  # a line that continues a sentence
+        "Training Objective Quick Guide",  # a capitalised word, then another: a title, not a sentence
+        "Training Objective is to maximise the reward.",  # the heading's words as a sentence's subject
+    ):
+        assert split_run_in_headings(same, known) == same
+    blocks = clean_pages(
+        [
+            "A Paper Title\nAbstract text here.",
+            "We filter the data.\nTraining Objective We refine the SFT model with DPO.",
+            "We drop failures.\nTraining Objective GRPO optimizes the policy by sampling many trajectories.",
+        ]
+    )
+    assert "Training Objective. GRPO optimizes the policy" in blocks[-1].text
 
 
 def test_captions_are_marked_and_kept_out_of_body_chunks(s2orc_chunks: list[Chunk]) -> None:
