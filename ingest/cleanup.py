@@ -116,7 +116,7 @@ class _Builder:
     """Collects lines into blocks as the pages are walked."""
 
     def __init__(self, known_headings: frozenset[str] = frozenset()) -> None:
-        self.known_headings = known_headings  # the paper's run-in headings set with a full stop
+        self.known_headings = known_headings  # the run-in headings the paper sets apart (`run_in_headings`)
         self.blocks: list[Block] = []
         self.lines: list[str] = []
         self.notes: list[Block] = []  # footnotes waiting for the end of their section's text
@@ -277,8 +277,8 @@ def _heading_words(words: list[str]) -> bool:
 def split_run_in_headings(text: str, known: frozenset[str] = frozenset()) -> str:
     """`text` with a full stop after each run-in heading that opens a paragraph or follows a sentence's end ("Reward
     Design We ..." -> "Reward Design. We ..."), so that the heading is not quoted as part of the sentence. A
-    heading the paper sets elsewhere with its full stop (`known`, from `run_in_headings`) is set apart before
-    any capitalised word ("Training Objective GRPO optimizes ...")."""
+    heading the paper sets apart elsewhere (`known`, from `run_in_headings`) is set apart before any capitalised
+    word that a lowercase one follows ("Training Objective GRPO optimizes ...")."""
     lines = text.split("\n")
     for i, line in enumerate(lines):
         if i and lines[i - 1].strip() and not _SENTENCE_END.search(lines[i - 1].rstrip()):
