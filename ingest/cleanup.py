@@ -9,7 +9,8 @@ What pypdf returns keeps the page's furniture and loses its structure. Before ch
 - footnotes at the bottom of a page ("2We exclude five papers ...", "9https://...") are taken out of the
   page's text and put after the body of their section, their marks dropped, so that a sentence running on
   to the next page is not cut by them; a note's mark in the text after a word's punctuation ("research.1")
-  is dropped too;
+  is dropped too; the notes under a column of a two-column page, which pypdf reads in the middle of the page
+  between a sentence and its end, follow that sentence's paragraph instead;
 - words run together by the extraction are split again (`ingest.wordsplit`).
 
 `CLEANUP_VERSION` names this behaviour in the chunking fingerprint: changing it re-chunks stored papers.
@@ -27,14 +28,15 @@ from itertools import pairwise
 from ingest.sections import SectionTracker
 from ingest.wordsplit import restore_spaces, vocabulary
 
-CLEANUP_VERSION = 9  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
+CLEANUP_VERSION = 10  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
 # 3: a joined run takes the section holding most of its text, and main text never joins back matter;
 # 4: footnotes moved after their section's body, and a sentence running on across a page break or a figure's
 # text kept whole; 5: note marks after a word's punctuation dropped ("research.1"); 6: the same text, each chunk
 # with where its pages start (`Chunk.page_marks`), so that a quote cites its own page; 7: on a line that ran its
 # words together, short glued words split too and a space put back after a comma or full stop ("Toensure",
 # "quality,we", "process.Compared"); 8: a paragraph's run-in heading given a full stop ("Reward Design. Our ...");
-# 9: a run-in heading the paper sets elsewhere given its full stop before any word ("Training Objective. GRPO ...")
+# 9: a run-in heading the paper sets elsewhere given its full stop before any word ("Training Objective. GRPO ...");
+# 10: a column's footnotes in the middle of a page's text, between a sentence and its end, moved out as well
 EDGE_LINES = 5  # lines at the top and at the bottom of a page where running headers and footers sit
 MAX_RUNNING_WORDS = 15
 MAX_CAPTION_LINES = 6
@@ -45,6 +47,8 @@ _CAPTION = re.compile(r"(?:Figure|Fig\.|Table|Tab\.)\s*(?:[A-Z]\.?)?\d{1,3}\s*([
 _HYPHEN_END = re.compile(r"[a-z]-$")
 _SENTENCE_END = re.compile(r"[.!?][)\"'”’]?$")
 FOOTNOTE_LINES = 12  # footnotes are looked for among a page's last lines with text
+MAX_COLUMN_NOTE_LINES = 8  # the longest run of notes under a column before the page's text goes on
+_LINK = re.compile(r"https?:|www\.")
 # a note's mark glued to its text: "2We exclude ...", "9https://...", "†Corresponding author" (a numbered
 # heading has a space after its number: "3 The S2ORC dataset")
 _FOOTNOTE = re.compile(r"\d{1,2}(?=[A-Z][a-z]|https?:|www\.)|[*†‡]\s?(?=[A-Z])")
@@ -120,9 +124,20 @@ class _Builder:
         self.blocks: list[Block] = []
         self.lines: list[str] = []
         self.notes: list[Block] = []  # footnotes waiting for the end of their section's text
+        self.held: list[str] = []  # a column's notes waiting for the end of the paragraph they cut
         self.page, self.section, self.caption = 0, "", False
 
+    def hold(self, notes: list[str]) -> None:
+        self.held += notes
+
+    def _release(self) -> None:
+        """The held notes, each a paragraph of its own, after the paragraph they cut."""
+        for note in self.held:
+            self.lines += ["", note]
+        self.held = []
+
     def flush(self) -> None:
+        self._release()
         text = "\n".join(self.lines).strip()
         if text:
             text = restore_spaces(drop_note_marks(text))
@@ -132,6 +147,7 @@ class _Builder:
         self.lines = []
 
     def paragraph(self) -> None:
+        self._release()
         if self.lines and self.lines[-1]:
             self.lines.append("")
 
@@ -170,7 +186,10 @@ def clean_pages(pages: list[str]) -> list[Block]:
         lines, caption_left = strip_furniture(page.splitlines(), running), 0
         cut = footnote_start(lines)
         lines, notes = lines[:cut], footnotes(lines[cut:])
+        lines, column = without_column_notes(lines)
         for i, line in enumerate(lines):
+            if i in column:  # the sentence the notes cut has gone on: they follow its paragraph
+                out.hold(column.pop(i))
             if not line.strip():  # a paragraph break ends a caption
                 caption_left = 0
                 out.start(number, tracker.section, False)
@@ -198,6 +217,51 @@ def footnote_start(lines: list[str]) -> int:
     with a note's mark glued to its text; they run to the end of the page. `len(lines)` when there are none."""
     filled = [i for i, x in enumerate(lines) if x.strip()]
     return next((i for i in filled[-FOOTNOTE_LINES:] if _FOOTNOTE.match(lines[i].strip())), len(lines))
+
+
+def without_column_notes(lines: list[str]) -> tuple[list[str], dict[int, list[str]]]:
+    """`lines` without the footnotes of a column that pypdf reads in the middle of a two-column page, and those
+    notes (`footnotes`) by the index, in the lines returned, of the line the text goes on with. Such notes sit
+    under the first column and cut its last sentence from the rest, which opens the second column: "... abstract
+    or associated PDF and" | "14We use the cld2 tool ... score." | "do not provide significant value ...". A run
+    counts only so placed: after a line left open, note lines (a line without a mark carries on an open note),
+    then a line in small letters that carries the open sentence on."""
+    kept: list[str] = []
+    notes: dict[int, list[str]] = {}
+    i = 0
+    while i < len(lines):
+        end = _column_note_end(lines, i)
+        if end is None:
+            kept.append(lines[i])
+            i += 1
+        else:
+            notes.setdefault(len(kept), []).extend(footnotes(lines[i:end]))
+            i = end
+    return kept, notes
+
+
+def _column_note_end(lines: list[str], i: int) -> int | None:
+    """Where a run of a column's notes starting at line `i` ends (the line the text goes on with), or None if
+    no such run starts there."""
+    before = lines[i - 1].strip() if i else ""
+    if not before or _SENTENCE_END.search(before) or not _FOOTNOTE.match(lines[i].strip()):
+        return None
+    closed, link = False, False  # the note so far ends with its last line; it is a link broken over the line
+    for j in range(i, min(len(lines), i + MAX_COLUMN_NOTE_LINES + 1)):
+        line = lines[j].strip()
+        if j > i and closed and not _FOOTNOTE.match(line):
+            return j if line[:1].islower() else None
+        tail = link and not _FOOTNOTE.match(line) and " " not in line  # "bert" after "https://github.com/x/"
+        closed = tail or _note_closed(line)
+        link = bool(_LINK.search(line)) and not closed
+    return None
+
+
+def _note_closed(line: str) -> bool:
+    """Whether a note's line ends it: a full stop, or a link that does not break over the line."""
+    if _SENTENCE_END.search(line):
+        return True
+    return bool(_LINK.search(line)) and not line.endswith(("/", "-", "_", "."))
 
 
 def footnotes(lines: list[str]) -> list[str]:

@@ -18,6 +18,7 @@ from ingest.cleanup import (
     join_hyphens,
     run_in_headings,
     split_run_in_headings,
+    without_column_notes,
 )
 from ingest.pdf import read_pdf
 from ingest.sections import SectionTracker
@@ -254,6 +255,51 @@ def test_a_sentence_of_a_real_paper_reads_on_across_its_page_break_without_its_f
     assert found.pop(whole) == (2, 3)
     (note,) = found  # the footnote is a sentence of its own, without its mark
     assert note.startswith("We exclude five papers which used long-form summarization data for pre-training only")
+
+
+def test_a_columns_notes_in_the_middle_of_the_page_move_out_of_the_sentence_they_cut() -> None:
+    """pypdf reads a two-column page's first column, its footnotes, then the second column: the notes come between
+    a sentence and its end. They are moved out, to follow the paragraph they cut; notes that do not cut a
+    sentence, and text that only looks like a note, stay."""
+    lines = [
+        "We filter the clusters that have no",
+        "13Unpaywall 2019-04-19 data dump",
+        "14We use the cld2 tool for language detection with a",
+        "threshold of 0.9 over the English language score.",
+        "abstract or associated PDF.",
+    ]
+    kept, notes = without_column_notes(lines)
+    assert kept == ["We filter the clusters that have no", "abstract or associated PDF."]
+    assert notes == {  # by the line the text goes on with
+        1: [
+            "Unpaywall 2019-04-19 data dump",
+            "We use the cld2 tool for language detection with a\nthreshold of 0.9 over the English language score.",
+        ]
+    }
+    links = ["used directly for both inline (He", "15https://github.com/example/", "bert", "et al., 2010)."]
+    assert without_column_notes(links) == ([links[0], links[3]], {1: ["https://github.com/example/\nbert"]})
+    untouched = [
+        ["The survey ends here.", "2We exclude five papers.", "the next column"],  # no sentence left open
+        ["Most of the surveyed papers", "2We exclude five papers.", "The next paragraph."],  # nothing carries it on
+        ["We thank Ann Lee, Bo Wu,", "19The Kaggle CORD-19 competitions.", "See Wang et al. for details."],
+    ]
+    for page in untouched:
+        assert without_column_notes(page) == (page, {})
+
+
+def test_a_real_papers_column_notes_no_longer_cut_its_sentences() -> None:
+    """S2ORC (bundled, CC BY), page 4: notes 13 and 14 sit under the first column, between "... associated PDF
+    and" and "do not provide significant value ...". Both the sentence and the note are read whole."""
+    paper = read_pdf(S2ORC_PDF)
+    assert "associated PDF and\n13Unpaywall 2019-04-19 data dump\n14We use the cld2 tool" in paper.pages[3]
+    chunks = Chunker(ChunkSettings()).chunk(paper, "s2orc")
+    sentences = {" ".join(s.text.split()): c for c in chunks for s in split_sentences(c.text)}
+    note = "We use the cld2 tool for language detection with a threshold of 0.9 over the English language score."
+    assert note in sentences and sentences[note].page_start == 4
+    whole = next(s for s in sentences if s.startswith("We note that a large number of paper clusters are filtered"))
+    assert "associated PDF and do not provide significant value to our dataset in their current state." in whole
+    assert 0 <= sentences[note].ordinal - sentences[whole].ordinal <= 1  # it follows the paragraph it cut
+    assert not any("13Unpaywall" in s or "14We use" in s for s in sentences)
 
 
 def test_a_sentence_reads_on_past_the_figure_text_at_the_top_of_the_next_page() -> None:
