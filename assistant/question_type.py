@@ -56,7 +56,7 @@ THING_KINDS: dict[str, tuple[str, ...]] = {
     "framework": ("framework",), "system": ("framework",), "toolkit": ("framework",),
 }  # fmt: skip
 _ASKED_THING = re.compile(
-    rf"^\s*(?:which|what)\s+((?:[\w\-]+\s+){{0,3}}?)({'|'.join(sorted(THING_KINDS, key=len, reverse=True))})(?:e?s)?\b",
+    rf"^\s*(?:which|what)\s+((?:[\w\-]+\s+){{0,5}}?)({'|'.join(sorted(THING_KINDS, key=len, reverse=True))})(?:e?s)?\b",
     re.IGNORECASE,
 )
 # The head noun is followed by the verb ("... algorithm trains", "... LLM is used") or a preposition; "Which model

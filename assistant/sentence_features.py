@@ -24,6 +24,21 @@ _NUMBER = re.compile(
     r"days?|weeks?|GB|TB|MB|tokens|papers|x\b))?"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+# a count written as a word ("Six participants were recruited"); "one" is left out, prose uses it at will, and so
+# is a word that multiplies or picks ("three times more", "two of the models")
+_NUMBER_WORD = re.compile(
+    r"\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|sixteen|seventeen|"
+    r"eighteen|nineteen|twenty|thirty|forty|fifty|sixty|seventy|eighty|ninety)\b(?!\s*(?:times|-?fold|of)\b)",
+    re.IGNORECASE,
+)
+_HOW_MANY = re.compile(r"\bhow many\b|\bwhat (?:is |was )?the number of\b", re.IGNORECASE)
+# a number that names a part of the paper or an item of a list, not a quantity: "Section 3", "Fig. 2", "(1)"
+_POINTER = re.compile(
+    r"(?:\b(?:sections?|sec\.|figures?|figs?\.|tables?|tab\.|equations?|eqs?\.|appendix|appendices|chapters?|"
+    r"algorithms?|lines?|stud(?:y|ies)|stages?|phases?|steps?|theorems?|lemmas?|footnotes?|RQ|Q)|§)\s*\(?[A-Z]?\d+"
+    r"(?:\.\d+)*[a-z]?\)?(?:\s*(?:,|and|&|[-–])\s*\(?[A-Z]?\d+(?:\.\d+)*[a-z]?\)?)*|(?<![\w)])\(\d{1,2}\)",
+    re.IGNORECASE,
+)
 _CITATION = re.compile(
     r"\(\s*[A-Z][A-Za-z\-]+(?: et al\.?| and [A-Z][A-Za-z\-]+)?,? \d{4}[a-z]?\s*[;)]|\[\d+(?:[,\-–]\s*\d+)*\]"
 )
@@ -95,10 +110,18 @@ class Query:
     subject: str = ""  # lower-cased thing to define
 
 
-def numbers_in(text: str) -> int:
-    """Quantities in `text`: numbers that are not years, citation numbers or list markers."""
-    spans = [m.group(0) for m in _NUMBER.finditer(_CITATION.sub(" ", text))]
-    return sum(not _YEAR.match(s.strip()) for s in spans)
+def numbers_in(text: str, words: bool = False) -> int:
+    """Quantities in `text`: numbers that are not years, citation numbers, list markers or the numbers of a section,
+    figure, table or equation the sentence points to ("in Section 3"); with `words`, counts written as words too
+    ("Six participants were recruited": what a "how many" question may be answered by)."""
+    text = _POINTER.sub(" ", _CITATION.sub(" ", text))
+    spans = [m.group(0) for m in _NUMBER.finditer(text)]
+    return sum(not _YEAR.match(s.strip()) for s in spans) + (len(_NUMBER_WORD.findall(text)) if words else 0)
+
+
+def asks_count(question: str) -> bool:
+    """`question` asks how many of something there are: a count may be written as a word."""
+    return bool(_HOW_MANY.search(question))
 
 
 def _names(text: str, query_text_terms: frozenset[str]) -> int:
@@ -212,6 +235,11 @@ _WHAT_IT_IS = (
     r"(?:\s*\([^()]{0,80}\)|\s*\[[^\[\]]{0,20}\])?"  # "GRPO (Shao et al., 2024)", "GRPO [12]"
     r"(?:,\d*\s+(?:a|an)\s|\s+(?:is|are)\s+(?:a|an)\s|\s+(?:refers to|denotes|stands for)\s)"
 )
+_FUNCTION_WORDS = frozenset(
+    ["this", "that", "these", "those", "it", "its", "they", "them", "there", "here", "what", "which", "who", "one"]
+)
+_WHAT_PLAIN_WORDS_ARE = r"(?:(?:is|are)\s+(?:a|an|the|one|any|defined as)\b|(?:refers?|refer) to\b|denotes?\b|means?\b)"
+_NAMED_SO = r"\b(?:called|termed|dubbed|named|known as)\s+(?:the\s+|a\s+|an\s+)?[\"“‘']?"
 _INTRODUCING = r"\b(?:propose|introduce|present|call|name|dub|term)(?:s|d|ed|bed)?\s+(?:a\s+|an\s+|the\s+)?"
 _AFTER_INTRODUCED = r"(?=\s*(?:[,(;:.]|$)|\s+(?:a|an|which|that|as|to|for|in)\b)"  # "we propose ARPO, a ..."
 
@@ -230,8 +258,10 @@ def introduces(text: str, subject: str) -> bool:
     search method", "X is an ..."), or introduces it by name ("we propose ARPO, a ..."). A sentence that only
     uses X ("we propose SC-GRPO", "with GRPO, a 7B model reaches", "we present GRPO's training curves") does not,
     nor does any sentence for a subject that is no name (`name_like`)."""
-    if not subject or not name_like(subject):
+    if not subject:
         return False
+    if not name_like(subject):
+        return plainly_defines(text, subject)
     if expands(text, subject):
         return True
     name = rf"(?<![\w\-]){re.escape(subject)}(?![\w\-'’])"
@@ -239,6 +269,18 @@ def introduces(text: str, subject: str) -> bool:
         if not _NOT_ABOUT_IT.search(text[max(0, m.start() - 40) : m.start()]):
             return True
     return bool(re.search(rf"{_INTRODUCING}{name}{_AFTER_INTRODUCED}", text, re.IGNORECASE))
+
+
+def plainly_defines(text: str, subject: str) -> bool:
+    """`text` defines the everyday words `subject` in so many words: it opens with them (after an introductory
+    clause) followed by what they are ("Deep research is a new agentic capability ...", "According to W and H, a
+    counterfactual is an example ..."), or names the thing so ("a topology called β-multiplier"). Laxer forms
+    ("X is used", "with X, a ...") say nothing about what words that prose uses at will are."""
+    if not set(subject.lower().split()) - _FUNCTION_WORDS:
+        return False  # "What is this?": a pronoun opens many sentences and names nothing
+    name = r"\s+".join(re.escape(w) for w in subject.split()) + r"(?:s|es)?(?![\w\-])"
+    opening = rf"^(?:[^,.;:]{{0,60}},\s*)?(?:(?:a|an|the)\s+)?{name}\s+{_WHAT_PLAIN_WORDS_ARE}"
+    return bool(re.search(opening, text, re.IGNORECASE) or re.search(rf"{_NAMED_SO}{name}", text, re.IGNORECASE))
 
 
 def defining(text: str, subject: str) -> bool:
@@ -256,9 +298,11 @@ def run_in_heading(text: str) -> bool:
 
 
 def new_names(question: str, text: str) -> list[str]:
-    """The names in `text` (`assistant.entities.names`) that `question` does not give."""
+    """The names in `text` (`assistant.entities.names`) that `question` does not give, nor a variant of one it gives
+    ("RubricEM-8B-RL" or "RubricEM-SFT" when the question asks about RubricEM-8B: the asked thing, not an answer)."""
     asked = question.lower()
-    return [name for name in names(text) if name.lower() not in asked]
+    stems = {n.lower().split("-")[0] for n in names(question)}
+    return [n for n in names(text) if n.lower() not in asked and n.lower().split("-")[0] not in stems]
 
 
 def names_asked_kind(kind: QuestionType, question: str, text: str, local: dict[str, Counter[str]]) -> bool:
@@ -297,7 +341,7 @@ def type_bonus(
         bonus -= HEADING_PENALTY
     if kind.answer == "definition" and defining(text, kind.subject):
         bonus += DEFINES_BONUS
-    if kind.answer == "number" and numbers_in(text):
+    if kind.answer == "number" and numbers_in(text, words=asks_count(question)):
         bonus += NUMBER_BONUS
     if kind.answer == "entity" and question:
         bonus += name_bonus(kind, question, text, local or {})

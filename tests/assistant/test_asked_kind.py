@@ -29,6 +29,7 @@ from tests.conftest import LONGEVAL_PDF
         ("Which LLM is used as the judge?", ("model",)),
         ("Which base model are PaSa's Crawler and Selector built on?", ("model",)),
         ("Which retriever and reranker models does OpenScholar use?", ("model",)),
+        ("Which preference optimization and reinforcement learning algorithms train MiroThinker?", ("algorithm",)),
         ("Which datasets is LongEval evaluated on?", ("dataset", "benchmark")),
         ("Which corpora are used?", ("dataset",)),
         ("Which model sizes was SDAR evaluated on?", ()),  # the head noun is "sizes"
@@ -63,11 +64,21 @@ def test_a_name_of_the_asked_kind_is_nudged_more_and_one_of_another_kind_not_at_
     kind, local = classify(question), kind_counts([ALGORITHM, BENCHMARK, UNKNOWN])
     assert name_bonus(kind, question, ALGORITHM, local) == KIND_BONUS > NAME_BONUS
     assert name_bonus(kind, question, BENCHMARK_ONLY, local) == 0.0  # BrowseComp is a benchmark
-    assert name_bonus(kind, question, BENCHMARK, local) == NAME_BONUS  # what MiroThinker-72B is, nothing says
+    assert name_bonus(kind, question, BENCHMARK, local) == 0.0  # MiroThinker-72B is the asked thing, no answer
     assert name_bonus(kind, question, UNKNOWN, local) == NAME_BONUS  # what ZephyrOpt is, nothing says
     assert name_bonus(kind, question, "MiroThinker is trained in three stages.", local) == 0.0  # its own name
     plain = "Which tool does S2ORC use for language detection?"  # no kind asked: any new name, as before
     assert name_bonus(classify(plain), plain, "We use cld2 and FastText for this.", {}) == NAME_BONUS
+
+
+def test_a_variant_of_the_asked_name_is_no_answer_to_which_model() -> None:
+    """RubricEM-8B-RL and RubricEM-SFT are the paper's own model again: only Qwen3-8B answers the question."""
+    question = "What base model is RubricEM-8B trained from?"
+    kind = classify(question)
+    variant = "RubricEM-8B-RL achieves the highest average score among non-proprietary deep research systems."
+    assert name_bonus(kind, question, variant, {}) == 0.0
+    assert name_bonus(kind, question, "Training starts from the RubricEM-SFT checkpoint.", {}) == 0.0
+    assert name_bonus(kind, question, "We fine-tune Qwen3-8B with LLaMA-Factory.", {}) == KIND_BONUS
 
 
 def _passage(number: int, text: str) -> Passage:

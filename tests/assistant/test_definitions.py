@@ -27,6 +27,10 @@ from storage.store import Store
         ("we then introduce RAGEN, a modular system for training and evaluating LLM agents", "RAGEN"),
         ("We propose a search agent, dubbed PaSa, that reads whole papers.", "PaSa"),
         ("GRPO [12] is a critic-free method.", "GRPO"),
+        # everyday words defined in so many words: opening the sentence, or named so
+        ("Deep\nresearch is a new agentic capability that conducts multi-step reasoning.", "deep research"),
+        ("According to W and H, a counterfactual is an example with minimum deviation.", "counterfactual"),
+        ("A sensor inspired by a current source topology called β-multiplier is developed.", "β-multiplier"),
     ],
 )
 def test_a_sentence_that_says_what_the_thing_is_introduces_it(text: str, subject: str) -> None:
@@ -49,6 +53,8 @@ def test_a_sentence_that_says_what_the_thing_is_introduces_it(text: str, subject
         ("For example, a model trained on it.", "an example"),
         ("This is a hard problem.", "this"),
         ("Known about GRPO, a lot.", "known about GRPO"),  # "what is known about X?" asks no definition
+        ("We use deep research tools, and deep research is a growing field.", "deep research"),  # not its opening
+        ("The first circuit is the β-multiplier with resistor displayed in Fig. 2.", "β-multiplier"),
     ],
 )
 def test_a_sentence_that_only_uses_the_name_does_not(text: str, subject: str) -> None:

@@ -10,7 +10,7 @@ from assistant.answer_shape import arrange, compose, lead
 from assistant.extractive import usable
 from assistant.question_type import classify
 from assistant.selection import MODEL_PATH, candidates, load_model
-from assistant.sentence_features import CHEAP, FULL, defines, numbers_in, type_bonus
+from assistant.sentence_features import CHEAP, FULL, asks_count, defines, numbers_in, type_bonus
 from assistant.types import AnswerSentence, Citation, Passage
 from ingest.sentences import Sentence
 
@@ -50,6 +50,35 @@ def test_answer_type_of_a_question(question: str, kind: str, subject: str) -> No
 def test_numbers_leave_out_years_and_citation_numbers() -> None:
     assert numbers_in("The corpus consists of 81.1M papers.") == 1
     assert numbers_in("As shown by Lo et al. (2020) and in [12], the corpus is large.") == 0
+
+
+def test_a_number_that_points_to_a_part_of_the_paper_is_no_quantity() -> None:
+    assert numbers_in("The results on the sensor are presented and discussed in Section 3.") == 0
+    assert numbers_in("See Figures 2 and 3, Table 1 and Eq. (4); we use (1) a model and (2) data.") == 0
+    assert numbers_in("The sensor draws 145.45 µW, as Table 2 shows.") == 1
+
+
+def test_a_count_written_as_a_word_counts_for_a_how_many_question() -> None:
+    recruited = "Six participants were recruited for the field deployment."
+    assert numbers_in(recruited) == 0 and numbers_in(recruited, words=True) == 1
+    assert numbers_in("S2ORC holds three times more papers than PMC.", words=True) == 0  # a multiple, no count
+    assert asks_count("How many people took part in the study?")
+    assert not asks_count("How long are the summaries at each granularity level?")
+    kind = classify("How many people participated in the field deployment?")
+    question = "How many people participated in the field deployment?"
+    assert type_bonus(kind, recruited, question) > type_bonus(kind, "We ran a field deployment of CiteSee.", question)
+
+
+@pytest.mark.parametrize(
+    ("question", "first"),
+    [
+        ("How much power does the sensor consume?", "The sensor consumes 145.45 µW at 1.2 V."),
+        ("How many people participated in the deployment?", "Six participants were recruited."),
+    ],
+)
+def test_a_number_question_leads_with_a_quantity_not_a_section_number(question: str, first: str) -> None:
+    pointer = "The measurements on the sensor and the deployment are discussed in Section 3."
+    assert lead(question, [_Pick(0, pointer, 0), _Pick(1, first, 0)]) == 1
 
 
 def test_shipped_model_matches_the_features_and_names_its_data() -> None:
