@@ -193,6 +193,14 @@ QUESTION_PENALTY = 0.3  # a paper's own question ("What is the best highlighting
 NAME_BONUS = 0.1  # a "which model / dataset / baseline" question is answered by a name it does not give itself
 KIND_BONUS = 0.2  # ... the more so when the name is of the kind asked for ("Which RL algorithm ...": GRPO)
 HEADING_PENALTY = 0.2  # a paragraph's run-in heading ("Dataset and Evaluation Metrics.") names a topic, answers nothing
+POINTER_PENALTY = 0.15  # "Results ... are reported in Table 4." says where the answer is, not what it is
+_POINTS_AWAY = re.compile(
+    r"\b(?:are|is|were|was|be)\s+(?:\w+ly\s+)?(?:shown|reported|presented|given|listed|summari[sz]ed|displayed|"
+    r"illustrated|depicted|provided|detailed|described|discussed|found)\s+in\s+(?:the\s+)?(?:tables?|fig(?:ure)?s?\.?|"
+    r"sec(?:tion)?s?\.?|appendix|§)\s*[A-Z]?\d|\b(?:we|table|figure|fig\.)\s+(?:show|present|report|list|summari[sz]e)s?\s+"
+    r"in\s+(?:tables?|fig(?:ure)?s?\.?)\s*\d",
+    re.IGNORECASE,
+)
 RUN_IN_WORDS = 6  # the most words a run-in heading has
 # what makes a few words a statement rather than a heading: a subject pronoun or an auxiliary verb
 _STATES = re.compile(
@@ -339,6 +347,8 @@ def type_bonus(
         bonus -= QUESTION_PENALTY
     if run_in_heading(text):
         bonus -= HEADING_PENALTY
+    if _POINTS_AWAY.search(text) and not numbers_in(text):
+        bonus -= POINTER_PENALTY
     if kind.answer == "definition" and defining(text, kind.subject):
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text, words=asks_count(question)):

@@ -24,6 +24,16 @@ def test_a_run_in_heading_is_told_from_a_short_statement() -> None:
     assert type_bonus(kind, "We evaluate on ACE2005.") == 0
 
 
+def test_a_sentence_that_only_says_where_the_results_are_is_nudged_down() -> None:
+    question = "How does local verification work in MiroThinker-H1?"
+    kind = classify(question)
+    for pointer in ("Results of MiroThinker-H1 w/ Local Verification only are reported in Table 4.",
+                    "We show in Table 2 an evaluation comparing this against the same recipe."):  # fmt: skip
+        assert type_bonus(kind, pointer, question) < 0, pointer
+    assert type_bonus(kind, "Local verification checks each step as it is taken (Table 4).", question) == 0
+    assert type_bonus(kind, "Accuracy is shown in Table 2: 85.1% with local verification.", question) == 0
+
+
 def _passage(text: str) -> Passage:
     return Passage("c1", "paper", "An event detection paper", [], 2022, None, 5, 5, text, number=1)
 
