@@ -1,8 +1,13 @@
-"""bench_cleanup's sentence counts: a footnote under a cut sentence is counted with the cleanup off, not on."""
+"""bench_cleanup: a footnote under a cut sentence is counted with the cleanup off, not on; the parser table is left
+as recorded where pypdfium2 is not installed."""
 
 from __future__ import annotations
 
-from bench.bench_cleanup import sentence_counts
+import sys
+
+import pytest
+
+from bench.bench_cleanup import parsers_table, sentence_counts
 from storage.records import Paper
 
 PAGES = [
@@ -21,3 +26,10 @@ def test_sentence_counts_see_the_footnote_and_the_cut_sentence_only_without_clea
     assert off[3].startswith("1 (") and off[4].startswith("1 (")
     assert on[3].startswith("0 (") and on[4].startswith("0 (")
     assert on[2] == 4  # the survey, the sentence across the first break, the one across the second, the note
+
+
+def test_without_pypdfium2_the_parser_table_is_left_as_recorded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the optional parser is not installed the bench says so and writes no table, so that the side-by-side
+    measurement recorded in docs/benchmarks.md is not replaced by a line saying nothing was measured."""
+    monkeypatch.setitem(sys.modules, "pypdfium2", None)  # import pypdfium2 raises ImportError
+    assert parsers_table([]) == ""
