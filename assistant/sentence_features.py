@@ -14,6 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from assistant.entities import expands, family_kind, names
 from assistant.question_type import QuestionType
@@ -264,8 +265,8 @@ def introduces(text: str, subject: str) -> bool:
     """`text` says what the name `subject` is, strictly: it spells out the acronym ("Group Relative Policy
     Optimization (GRPO)", `assistant.entities.expands`), puts what it is right after it ("MCTS, a heuristic
     search method", "X is an ..."), or introduces it by name ("we propose ARPO, a ..."). A sentence that only
-    uses X ("we propose SC-GRPO", "with GRPO, a 7B model reaches", "we present GRPO's training curves") does not,
-    nor does any sentence for a subject that is no name (`name_like`)."""
+    uses X ("we propose SC-GRPO", "with GRPO, a 7B model reaches", "we present GRPO's training curves") does not.
+    A subject that is no name (`name_like`: everyday words) is held to the stricter `plainly_defines`."""
     if not subject:
         return False
     if not name_like(subject):
@@ -308,9 +309,15 @@ def run_in_heading(text: str) -> bool:
 def new_names(question: str, text: str) -> list[str]:
     """The names in `text` (`assistant.entities.names`) that `question` does not give, nor a variant of one it gives
     ("RubricEM-8B-RL" or "RubricEM-SFT" when the question asks about RubricEM-8B: the asked thing, not an answer)."""
-    asked = question.lower()
-    stems = {n.lower().split("-")[0] for n in names(question)}
+    asked, stems = question.lower(), _asked_stems(question)
     return [n for n in names(text) if n.lower() not in asked and n.lower().split("-")[0] not in stems]
+
+
+@lru_cache(maxsize=256)
+def _asked_stems(question: str) -> frozenset[str]:
+    """The first parts of the names `question` gives ("rubricem" for RubricEM-8B), read once per question rather
+    than once per candidate sentence."""
+    return frozenset(n.lower().split("-")[0] for n in names(question))
 
 
 def names_asked_kind(kind: QuestionType, question: str, text: str, local: dict[str, Counter[str]]) -> bool:
