@@ -11,7 +11,13 @@ What pypdf returns keeps the page's furniture and loses its structure. Before ch
   to the next page is not cut by them; a note's mark in the text after a word's punctuation ("research.1")
   is dropped too; the notes under a column of a two-column page, which pypdf reads in the middle of the page
   between a sentence and its end, follow that sentence's paragraph instead;
-- words run together by the extraction are split again (`ingest.wordsplit`).
+- words run together by the extraction are split again (`ingest.wordsplit`);
+- lines pypdf runs into the sentences around them are set apart: a heading on a line of its own between one
+  sentence's end and the next sentence ("... significantly." | "Proposed Approaches" | "In this section, ..."), and
+  page 1's front matter above the abstract (title, authors, affiliations, a publisher's licence), each line a
+  paragraph of its own, so that neither is quoted as the start of a sentence;
+- in a paper that cites by superscript numbers, the numbers pypdf sets after a sentence's full stop ("... in drug
+  discovery. 120 Small molecule ...") are dropped: they would open the next sentence.
 
 `CLEANUP_VERSION` names this behaviour in the chunking fingerprint: changing it re-chunks stored papers.
 """
@@ -25,10 +31,10 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from itertools import pairwise
 
-from ingest.sections import SectionTracker
+from ingest.sections import SectionTracker, title_like
 from ingest.wordsplit import restore_spaces, vocabulary
 
-CLEANUP_VERSION = 10  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
+CLEANUP_VERSION = 11  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
 # 3: a joined run takes the section holding most of its text, and main text never joins back matter;
 # 4: footnotes moved after their section's body, and a sentence running on across a page break or a figure's
 # text kept whole; 5: note marks after a word's punctuation dropped ("research.1"); 6: the same text, each chunk
@@ -36,7 +42,9 @@ CLEANUP_VERSION = 10  # 2: short runs of blocks joined to the next before chunki
 # words together, short glued words split too and a space put back after a comma or full stop ("Toensure",
 # "quality,we", "process.Compared"); 8: a paragraph's run-in heading given a full stop ("Reward Design. Our ...");
 # 9: a run-in heading the paper sets elsewhere given its full stop before any word ("Training Objective. GRPO ...");
-# 10: a column's footnotes in the middle of a page's text, between a sentence and its end, moved out as well
+# 10: a column's footnotes in the middle of a page's text, between a sentence and its end, moved out as well;
+# 11: a heading line between two sentences and page 1's front matter set apart, superscript citation numbers after
+# a full stop dropped, and a numbered heading's second line read when it starts in small letters
 EDGE_LINES = 5  # lines at the top and at the bottom of a page where running headers and footers sit
 MAX_RUNNING_WORDS = 15
 MAX_CAPTION_LINES = 6
@@ -64,6 +72,16 @@ MIN_WORD_SHARE = 0.6  # and mostly words; numbers and symbols fill table rows an
 _WORD = re.compile(r"(?<!\S)[^\W\d_]{2,}[.,;:]?(?!\S)")  # a whole token that is a word (one scan per line)
 MIN_PROSE_SHARE = 0.5  # prose: at least this share of a passage's tokens on lines of prose
 MIN_PROSE_TOKENS = 20  # or a sentence's worth of them: a paragraph cut off by the table after it is still read
+# superscript citation numbers as pypdf sets them after a sentence's full stop: "discovery. 120 Small", "humans.
+# 22-24 Although"; a paper that cites so has dozens, one that does not a stray few ("... the latter). 17 English
+# words fall into ...", a sentence that opens with a number)
+_CITED_STOP = re.compile(r"(?<=[a-z)\]][.!?])[ \t]+\d{1,3}(?:\s*[,–-]\s*\d{1,3})*(?=\s+[A-Z][a-z])")
+_CITED_END = re.compile(r"(?<=[.!?])\s+\d{1,3}(?:\s*[,–-]\s*\d{1,3})*$")  # the same numbers ending a line
+MIN_CITED_STOPS = 5
+MIN_APART_WORDS, MAX_APART_WORDS = 2, 8  # a heading line set apart between two sentences
+SHORT_LINE = 0.7  # and shorter than this share of the page's lines of prose
+_ABSTRACT = re.compile(r"(?i:abstract|a b s t r a c t)\b")
+FRONT_MATTER_LINES = 40  # page 1's abstract opens within its first lines with text, or the front matter is not read
 
 
 @dataclass(frozen=True)
@@ -119,8 +137,9 @@ def strip_furniture(lines: list[str], running: set[str]) -> list[str]:
 class _Builder:
     """Collects lines into blocks as the pages are walked."""
 
-    def __init__(self, known_headings: frozenset[str] = frozenset()) -> None:
+    def __init__(self, known_headings: frozenset[str] = frozenset(), cited: bool = False) -> None:
         self.known_headings = known_headings  # the run-in headings the paper sets apart (`run_in_headings`)
+        self.cited = cited  # the paper cites by superscript numbers (`cites_by_superscript`)
         self.blocks: list[Block] = []
         self.lines: list[str] = []
         self.notes: list[Block] = []  # footnotes waiting for the end of their section's text
@@ -140,11 +159,16 @@ class _Builder:
         self._release()
         text = "\n".join(self.lines).strip()
         if text:
-            text = restore_spaces(drop_note_marks(text))
+            text = restore_spaces(drop_note_marks(_CITED_STOP.sub("", text) if self.cited else text))
             if self.page > 1 and not self.caption:  # page 1: a title runs on into its next line
                 text = split_run_in_headings(text, self.known_headings)
             self.blocks.append(Block(self.page, text, self.section, self.caption))
         self.lines = []
+
+    def apart(self, line: str) -> None:
+        """`line` as a paragraph of its own."""
+        self.paragraph()
+        self.lines += [line, ""]
 
     def paragraph(self) -> None:
         self._release()
@@ -180,13 +204,14 @@ def caption_marks(lines: list[list[str]]) -> str:
 def clean_pages(pages: list[str]) -> list[Block]:
     """Every page's text as blocks of body text and captions, without furniture or heading lines."""
     split = [[x for x in page.splitlines() if x.strip()] for page in pages]
-    running, marks = running_keys(split), caption_marks(split)
-    tracker, out = SectionTracker(), _Builder(run_in_headings(split))
+    running, marks, cited = running_keys(split), caption_marks(split), cites_by_superscript(pages)
+    tracker, out = SectionTracker(), _Builder(run_in_headings(split), cited)
     for number, page in enumerate(pages, start=1):
         lines, caption_left = strip_furniture(page.splitlines(), running), 0
         cut = footnote_start(lines)
         lines, notes = lines[:cut], footnotes(lines[cut:])
         lines, column = without_column_notes(lines)
+        front, width = front_matter_end(lines) if number == 1 else 0, prose_width(lines)
         for i, line in enumerate(lines):
             if i in column:  # the sentence the notes cut has gone on: they follow its paragraph
                 out.hold(column.pop(i))
@@ -195,9 +220,14 @@ def clean_pages(pages: list[str]) -> list[Block]:
                 out.start(number, tracker.section, False)
                 out.paragraph()
                 continue
-            if tracker.heading(line) or (_alone(lines, i) and tracker.standalone(line)):
+            after = lines[i + 1] if i + 1 < len(lines) else ""
+            if tracker.heading(line, after) or (_alone(lines, i) and tracker.standalone(line)):
                 out.start(number, tracker.section, False)
                 caption_left = 0
+                continue
+            if i < front or (caption_left == 0 and heading_between(lines, i, width, cited)):
+                out.start(number, tracker.section, False)
+                out.apart(line)
                 continue
             m = _CAPTION.match(line.strip()) if caption_left == 0 else None
             if m and m.group(1) in marks:
@@ -210,6 +240,47 @@ def clean_pages(pages: list[str]) -> list[Block]:
         out.note(number, tracker.section, notes)
     out.flush_notes()
     return join_hyphens(out.blocks)
+
+
+def cites_by_superscript(pages: list[str]) -> bool:
+    """Whether the paper cites by superscript numbers, which pypdf sets after a sentence's full stop: at least
+    `MIN_CITED_STOPS` of them ("... in drug discovery. 120 Small molecule ...")."""
+    return sum(len(_CITED_STOP.findall(page)) for page in pages) >= MIN_CITED_STOPS
+
+
+def front_matter_end(lines: list[str]) -> int:
+    """On page 1, the index of the line that opens the abstract ("Abstract", "ABSTRACT", "Abstract. Event
+    detection ...") when it is among the first `FRONT_MATTER_LINES` lines with text: the lines above it are the
+    title, authors, affiliations and a publisher's notices. 0 when there is no such line."""
+    filled = [i for i, x in enumerate(lines) if x.strip()][:FRONT_MATTER_LINES]
+    return next((i for i in filled if _ABSTRACT.match(lines[i].strip())), 0)
+
+
+def heading_between(lines: list[str], i: int, width: float, cited: bool = False) -> bool:
+    """Whether line `i` is a heading on a line of its own, with no blank line around it, between one sentence's end
+    and the next sentence: "... without increasing the overall parameter count significantly." | "Proposed
+    Approaches" | "In this section, we introduce ...". The heading is a few capitalised words, shorter than the
+    page's lines of prose (`width`, `prose_width`: a line of a column that opens a sentence after one ended is as
+    long as they are), with no full stop or comma, no word that opens a sentence ("Data Collection We construct
+    ..." is a run-in heading and its sentence) and no small word at its end; the next line is prose (not a
+    table's row: "Type Method ALFWorld WebShop Overall")."""
+    if i == 0 or i + 1 >= len(lines):
+        return False
+    before, line, after = lines[i - 1].strip(), lines[i].strip(), lines[i + 1].strip()
+    words = line.split()
+    if not MIN_APART_WORDS <= len(words) <= MAX_APART_WORDS or len(line) > SHORT_LINE * width:
+        return False
+    if "," in line or line.endswith("?") or not title_like(line) or words[-1].lower() in _SMALL:
+        return False
+    if any(w in _NOT_HEADINGS for w in words) or not after[:1].isupper() or not prose_line(after):
+        return False
+    return bool(_SENTENCE_END.search(_CITED_END.sub("", before) if cited else before))
+
+
+def prose_width(lines: list[str]) -> float:
+    """The median length, in characters, of a page's lines of prose (`prose_line`); 0 on a page without any."""
+    lengths = sorted(len(x.strip()) for x in lines if prose_line(x))
+    return float(lengths[len(lengths) // 2]) if lengths else 0.0
 
 
 def footnote_start(lines: list[str]) -> int:

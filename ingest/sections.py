@@ -30,7 +30,7 @@ _OPEN_ENDS = frozenset(_OPEN_WORDS.split())  # a title ending in one of these go
 _TITLE_END = re.compile(r"[.,;:\-–]$")
 
 
-def _title_like(title: str) -> bool:
+def title_like(title: str) -> bool:
     """A short capitalised title: not a sentence, not a table row of numbers."""
     words = title.split()
     if not words or len(words) > MAX_TITLE_WORDS or len(title) > MAX_TITLE_CHARS:
@@ -61,28 +61,40 @@ class SectionTracker:
         self._open = False  # the heading just read ends in a word that cannot end a title
         self._back_matter = False  # after "References" or "Appendix": lettered appendix headings may follow
 
-    def heading(self, line: str) -> bool:
+    def heading(self, line: str, after: str = "") -> bool:
+        """Whether `line` is a heading or a heading's second line; `after` is the line that follows it."""
         line = line.strip()
         if self._open:  # the second line of a heading that wrapped: "3 The LONGEVAL guidelines for"
             self._open = False
-            if len(line.split()) <= MAX_CONTINUATION_WORDS and not _TITLE_END.search(line):
+            if self._goes_on(line, after):
                 self.section = f"{self.section} {line}"
                 return True
         found = self._numbered(line) or self._lettered(line) or self._named(line)
-        self._open = found and self.section.split()[-1] in _OPEN_ENDS
+        self._open = found
         return found
+
+    def _goes_on(self, line: str, after: str) -> bool:
+        """Whether `line` carries on the heading just read: a few words with no full stop after a title that ends
+        in a word a title cannot end with ("3 The LONGEVAL guidelines for" | "faithfulness human evaluation"), or
+        that start in small letters before a line that starts in capitals ("3.1 Representing and manipulating" |
+        "visually-rich documents with magelib" | "In this section, ...")."""
+        if len(line.split()) > MAX_CONTINUATION_WORDS or _TITLE_END.search(line):
+            return False
+        if self.section.split()[-1].lower() in _OPEN_ENDS:
+            return True
+        return line[:1].islower() and after.strip()[:1].isupper()
 
     def standalone(self, line: str) -> bool:
         """A short title on a paragraph of its own (in text that separates paragraphs with blank lines)."""
         line = line.strip()
-        if len(line.split()) > MAX_STANDALONE_WORDS or not _title_like(line) or _NUMBERED.fullmatch(line):
+        if len(line.split()) > MAX_STANDALONE_WORDS or not title_like(line) or _NUMBERED.fullmatch(line):
             return False
         self.section, self._open = _tidy(line), False
         return True
 
     def _numbered(self, line: str) -> bool:
         m = _NUMBERED.fullmatch(line)
-        if not m or not _title_like(m.group(2)) or self._letter:
+        if not m or not title_like(m.group(2)) or self._letter:
             return False
         numbers = _numbers(m.group(1))
         if not self._follows(numbers):
@@ -102,7 +114,7 @@ class SectionTracker:
 
     def _lettered(self, line: str) -> bool:
         m = _LETTERED.fullmatch(line)
-        if not m or not self._back_matter or not _title_like(m.group(2)):
+        if not m or not self._back_matter or not title_like(m.group(2)):
             return False
         label, letter = m.group(1), m.group(1)[0]
         following = chr(ord(self._letter) + 1) if self._letter else "A"

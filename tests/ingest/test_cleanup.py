@@ -357,3 +357,88 @@ def test_what_marks_a_footnote_and_what_carries_a_sentence_on() -> None:
     assert not continues("The survey ends here.", "the next page")  # a full stop ends it
     assert not continues("FINE annotations have lower", "0.1 0.2 0.3")  # figure ticks do not carry it on
     assert not continues("S2ORC: The Semantic Scholar Corpus", "We introduce S2ORC")
+
+
+def test_page_ones_front_matter_is_not_read_into_the_abstract() -> None:
+    """The IOP paper's page 1 opens with the publisher's licence, then the title, authors and affiliations, with
+    nothing to end a sentence before "Abstract.": each line is a paragraph of its own, so no quote runs from the
+    licence into the title and authors."""
+    paper = read_pdf(GLUED_PDF)
+    blocks = clean_pages(paper.pages)
+    sentences = [s.text for b in blocks if b.page == 1 for s in split_sentences(b.text)]
+    assert any(s.startswith("SemEAGAT: A Novel Approach") for s in sentences)  # the title is still there
+    assert not any("Published under licence" in s and "SemEAGAT" in s for s in sentences)
+    assert not any("SemEAGAT" in s and "Yuqi Xi" in s for s in sentences)
+    assert any(s.startswith("Event detection (ED) is a task that requires capturing") for s in sentences)
+
+
+def test_front_matter_is_read_only_above_an_abstract_near_the_top_of_page_one() -> None:
+    from ingest.cleanup import FRONT_MATTER_LINES, front_matter_end
+
+    assert front_matter_end(["A Title", "Ann Author", "ABSTRACT", "We study ..."]) == 2
+    assert front_matter_end(["A Title", "Ann Author", "Abstract. We study ..."]) == 2
+    assert front_matter_end(["1 Introduction", "Abstracts of papers are short."]) == 0  # not the word alone
+    assert front_matter_end(["We study things."] * FRONT_MATTER_LINES + ["Abstract"]) == 0
+
+
+def test_a_heading_line_between_two_sentences_is_set_apart() -> None:
+    """pypdf gives an unnumbered heading as a line of its own with no blank line around it: it no longer opens
+    the next sentence ("Proposed Approaches In this section, ...")."""
+    page = (
+        "Both LoRA and prompt tuning tune only a minor fraction of the total parameters and work well together.\n"
+        "Thus, we can easily combine them without increasing the overall parameter count significantly.\n"
+        "Proposed Approaches\n"
+        "In this section, we introduce our proposed approaches: Retrieval Augmented Prompt Tuning and\n"
+        "its novelty conditioned variant, both of which we describe below in some detail for the reader.\n"
+    )
+    (block,) = clean_pages([page, page])[:1]
+    sentences = [s.text for s in split_sentences(block.text)]
+    assert "Proposed Approaches" in sentences
+    assert any(s.startswith("In this section, we introduce") for s in sentences)
+
+
+def test_a_columns_line_that_opens_a_sentence_is_not_taken_for_a_heading() -> None:
+    """A line of a narrow column that starts a sentence after one ended is as long as the column's other lines
+    and ends in a small word: it stays in its sentence (the S2ORC paper)."""
+    paper = read_pdf(S2ORC_PDF)
+    text = " ".join(" ".join(b.text.split()) for b in clean_pages(paper.pages))
+    assert "In this paper, we describe the construction of S2ORC (§2)." in text
+    from ingest.cleanup import heading_between
+
+    lines = ["The corpus is large.", "In this paper, we describe the construction of", "S2ORC and its uses in NLP."]
+    assert not heading_between(lines, 1, width=len(lines[1]))
+    lines = ["The corpus is large.", "Corpus Construction", "We describe how S2ORC is built from PDFs and LaTeX."]
+    assert heading_between(lines, 1, width=50)
+    assert not heading_between(["The corpus is large.", "Type Method ALFWorld WebShop", "GRPO 10 8 0.2"], 1, 50)
+
+
+def test_superscript_citation_numbers_after_a_full_stop_are_dropped() -> None:
+    """A paper that cites by superscript numbers: pypdf sets them after the sentence's full stop, where they would
+    open the next sentence ("127 The AqSolDB curated database ..."). A paper that does not keeps a sentence that
+    opens with a number."""
+    body = (
+        "Deep learning is advancing the boundaries of chemistry. 1–3 Applications of DL can be found widely.\n"
+        "A model can be trusted if we understand why the prediction was made. 17 Explaining predictions helps.\n"
+        "Two infamous examples exist. 18,19 Regulators care about this. 21 As a result, there is a new framework.\n"
+        "We implemented an RNN model to predict solubilities of small molecules. 127 The AqSolDB curated\n"
+        "database was used to train the model.\n"
+    )
+    text = "\n".join(b.text for b in clean_pages([body, body]))
+    sentences = [s.text for s in split_sentences(text)]
+    assert "The AqSolDB curated\ndatabase was used to train the model." in sentences
+    assert not any(s[0].isdigit() for s in sentences)
+    plain = "The tagger labels nouns and verbs (noun for one, verb for the other). 17 English words fall into both."
+    assert "17 English words fall into both." in [s.text for b in clean_pages([plain]) for s in split_sentences(b.text)]
+
+
+def test_a_numbered_headings_second_line_in_small_letters_is_part_of_it() -> None:
+    page = (
+        "2.1 Representing and manipulating\n"
+        "visually-rich documents with magelib\n"
+        "In this section, we use code snippets to show how our library's abstractions work.\n"
+    )
+    (block,) = clean_pages([page])
+    assert block.section == "2.1 Representing and manipulating visually-rich documents with magelib"
+    assert block.text.startswith("In this section")
+    sections = {b.section for b in clean_pages(read_pdf(LONGEVAL_PDF).pages)}
+    assert "3.1 RQ1: Does inter-annotator agreement improve using fine-grained annotations?" in sections
