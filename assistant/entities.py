@@ -1,11 +1,13 @@
 """Named methods, datasets, benchmarks, models and frameworks in scientific prose, and what kind each one is.
 
-A name is an acronym or a mixed-case word ("GRPO", "ReAct", "WebArena", "Qwen2.5"). Its kind comes from the
-words around it: a head noun after it ("the PPO algorithm"), a list it is named in ("benchmarks such as
-GAIA and WebShop"), an apposition ("RAGEN, a modular framework"), or the long form it abbreviates ("Group
-Relative Policy Optimization (GRPO)": optimization → algorithm). The same reading, run over the arXiv
-abstracts, made the bundled vocabulary `papertalk/data/entities.json` (scripts/build_entity_vocab.py), which
-says how each known name is usually described; text at hand adds its own evidence.
+A name is an acronym, a mixed-case word or a word with a version ("GRPO", "ReAct", "WebArena", "Qwen2.5",
+"Gemini-2.5-Pro"). Its kind comes from the words around it: a head noun after it ("the PPO algorithm"), a list it
+is named in ("benchmarks such as GAIA and WebShop"), an apposition ("RAGEN, a modular framework"), or the long
+form it abbreviates ("Group Relative Policy Optimization (GRPO)": optimization → algorithm). The same reading,
+run over the arXiv abstracts, made the bundled vocabulary `papertalk/data/entities.json`
+(scripts/build_entity_vocab.py), which says how each known name is usually described; text at hand adds its own
+evidence. A versioned name the vocabulary lacks takes its family's kind ("Gemini-9-Ultra": a model, as the other
+Gemini versions are).
 """
 
 from __future__ import annotations
@@ -20,10 +22,12 @@ from pathlib import Path
 KINDS = ("algorithm", "dataset", "benchmark", "model", "framework")
 VOCABULARY = Path(__file__).resolve().parents[1] / "papertalk" / "data" / "entities.json"
 
-_NAME = r"(?:[A-Z][A-Za-z]*[A-Z][\w.+\-]*|[A-Z][a-z]+\d[\w.+\-]*|[A-Z]{2,}s?)"
+_NAME = r"(?:[A-Z][A-Za-z]*[A-Z][\w.+\-]*|[A-Z][a-z]+\d[\w.+\-]*|[A-Z][a-z]+(?:-[A-Za-z]+)*-\d[\w.+\-]*|[A-Z]{2,}s?)"
 # The same names as (?<![\w\-]){_NAME}(?![\w]), written to start with a capital so that the scan skips ahead to
 # one (three times faster: a list answer reads every name in ~50 passages).
-NAME = re.compile(r"[A-Z](?<![\w\-].)(?:[A-Za-z]*[A-Z][\w.+\-]*|[a-z]+\d[\w.+\-]*|[A-Z]+s?)(?![\w])")
+NAME = re.compile(
+    r"[A-Z](?<![\w\-].)(?:[A-Za-z]*[A-Z][\w.+\-]*|[a-z]+\d[\w.+\-]*|[a-z]+(?:-[A-Za-z]+)*-\d[\w.+\-]*|[A-Z]+s?)(?![\w])"
+)
 _HEADS = {
     "algorithm": "algorithm algorithms optimization optimisation objective gradient estimator update method search "
     "sampling estimation decoding",
@@ -53,11 +57,26 @@ _GENERIC = (
     "AGI NLU NLG MDP MDPs POMDP CoT SFT LRM LRMs US UK EU II III IV TODO OOD URL HTML JSON SQL PDF KL"
 )
 GENERIC = frozenset(_GENERIC.split())  # acronyms of fields and things, never an answer to "which method"
+# a capitalised word, a hyphen and a version names a model ("Gemini-2.5-Pro", "Llama-3.1-8B", "Claude-4.5-Sonnet"),
+# unless the word numbers the parts of a paper or a procedure ("Stage-2", "Table-3", "Top-5")
+_NUMBERED = (
+    "Item Items Observation Paper Stage Level System Step Phase Round Top Figure Fig Table Section Appendix Type "
+    "Version Case Example Task Question Part Group Day Week Month Year Chapter Rule Class Layer Block Turn Pass Hop "
+    "Shot Ans Covid Rouge Bleu Seal Recall Precision Accuracy Hit Hits Success Cluster Sample Run Trial Experiment "
+    "Setting Scenario Query User Doc Document Page Line Eq Equation Theorem Lemma Proposition Definition Remark "
+    "Corollary Algorithm Assumption Claim Property Condition Option Grade Tier Wave Batch Epoch Iteration"
+)
+_NUMBERED_WORDS = frozenset(_NUMBERED.split())
+
+
+def generic(name: str) -> bool:
+    """Whether `name` is a generic acronym (`GENERIC`) or numbers a part ("Stage-2"): never an answer."""
+    return name in GENERIC or ("-" in name and name.split("-", 1)[0] in _NUMBERED_WORDS)
 
 
 def names(text: str) -> list[str]:
     """The candidate names in `text`, in order, generic acronyms (LLM, RL, SFT...) left out."""
-    return [m.group(0).rstrip(".-") for m in NAME.finditer(text) if m.group(0).rstrip(".-") not in GENERIC]
+    return [m.group(0).rstrip(".-") for m in NAME.finditer(text) if not generic(m.group(0).rstrip(".-"))]
 
 
 def _initials_match(expansion: str, name: str) -> bool:
@@ -160,7 +179,7 @@ def kind_counts(texts: list[str]) -> dict[str, Counter[str]]:
     out: dict[str, Counter[str]] = {}
     for text in texts:
         for name, kind in evidence(text):
-            if name not in GENERIC:
+            if not generic(name):
                 out.setdefault(name, Counter())[kind] += 1
     return out
 
@@ -204,4 +223,20 @@ def family_kind(name: str, local: Counter[str] | None = None) -> str | None:
         known = _by_lower_case().get(form.lower())
         if known is not None and (kind := kind_of(known, local)) is not None:
             return kind
-    return None
+    family = _FAMILY.match(name)
+    counts = _families().get(family.group(1).lower()) if family else None
+    return counts.most_common(1)[0][0] if counts else None
+
+
+_FAMILY = re.compile(r"([A-Za-z]+)-[\w.+\-]*\d")  # a versioned name's family: "Gemini" of "Gemini-3-Flash"
+
+
+@cache
+def _families() -> dict[str, Counter[str]]:
+    """For each family of versioned names the vocabulary knows ("gemini": "Gemini-2.5-Pro", "Gemini-1.5"), how
+    the abstracts describe its members, all together."""
+    out: dict[str, Counter[str]] = {}
+    for name, kinds in vocabulary().items():
+        if family := _FAMILY.match(name):
+            out.setdefault(family.group(1).lower(), Counter()).update(kinds)
+    return out

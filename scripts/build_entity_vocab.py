@@ -19,7 +19,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from assistant.entities import GENERIC, VOCABULARY, evidence  # noqa: E402
+from assistant.entities import VOCABULARY, evidence, generic  # noqa: E402
 from bench.common import shared_dir  # noqa: E402
 
 DEFAULT_INPUT = shared_dir() / "data" / "arxiv" / "arxiv-cs-ai-cl-ir-2024-12-to-2026-08.jsonl.gz"
@@ -34,7 +34,7 @@ def count(path: Path) -> dict[str, Counter[str]]:
             record = json.loads(line)
             text = f"{record.get('title') or ''}. {record.get('abstract') or ''}"
             for name, kind in set(evidence(" ".join(text.split()))):
-                if name not in GENERIC:
+                if not generic(name):
                     out.setdefault(name, Counter())[kind] += 1
     return out
 

@@ -8,7 +8,7 @@ from collections import Counter
 
 import pytest
 
-from assistant.entities import family_kind, kind_counts
+from assistant.entities import family_kind, kind_counts, names
 from assistant.extractive import ExtractiveAnswerer, _Candidate
 from assistant.question_type import asked_kinds, classify
 from assistant.sentence_features import KIND_BONUS, NAME_BONUS, name_bonus
@@ -127,3 +127,16 @@ def test_a_lead_moved_first_is_quoted_though_it_ranks_below_the_floor(corpus: St
     weak = _Candidate(0, third, 0.1, score=0.1, rank=floor - 0.2)
     picked = answerer._select([led, strong, weak])
     assert [c.sentence.text for c in picked] == [ALGORITHM, BENCHMARK]
+
+
+def test_a_model_named_by_a_word_a_hyphen_and_a_version_is_a_name_of_its_familys_kind() -> None:
+    """A capitalised word with a version is a model's name ("Gemini-3-Flash", "Claude-4.5-Sonnet"), of the kind the
+    abstracts give its family; a word that numbers a part ("Stage-2", "Top-5") is no name."""
+    text = "In Stage-2, Gemini-3-Flash judges Top-5 answers of Claude-4.5-Sonnet and Llama-3.1-8B (Table-3)."
+    assert names(text) == ["Gemini-3-Flash", "Claude-4.5-Sonnet", "Llama-3.1-8B"]
+    assert family_kind("Gemini-9-Ultra") == family_kind("Claude-Opus-9.1") == "model"  # neither is in the vocabulary
+    assert family_kind("Zorblax-2") is None  # a family nothing describes
+    question = "Which LLM is used as the judge during RubricEM training?"
+    judge = "Both phases use an LLM judge (Gemini-3-Flash) with structured JSON output."
+    assert name_bonus(classify(question), question, judge, {}) == KIND_BONUS
+    assert name_bonus(classify(question), question, "A privileged LLM judge scores every candidate.", {}) == 0.0
