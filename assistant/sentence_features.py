@@ -282,14 +282,31 @@ def introduces(text: str, subject: str) -> bool:
 
 def plainly_defines(text: str, subject: str) -> bool:
     """`text` defines the everyday words `subject` in so many words: it opens with them (after an introductory
-    clause) followed by what they are ("Deep research is a new agentic capability ...", "According to W and H, a
-    counterfactual is an example ..."), or names the thing so ("a topology called β-multiplier"). Laxer forms
-    ("X is used", "with X, a ...") say nothing about what words that prose uses at will are."""
+    clause; several words may be their head noun, `_said`) followed by what they are ("Deep research is a new
+    agentic capability ...", "According to W and H, a counterfactual is an example ...", "A molecular
+    counterfactual is one with ..." for "chemical counterfactual"), or names the thing so ("a topology called
+    β-multiplier"). Laxer forms ("X is used", "with X, a ...") say nothing about what words that prose uses at
+    will are."""
     if not set(subject.lower().split()) - _FUNCTION_WORDS:
         return False  # "What is this?": a pronoun opens many sentences and names nothing
     name = r"\s+".join(re.escape(w) for w in subject.split()) + r"(?:s|es)?(?![\w\-])"
-    opening = rf"^(?:[^,.;:]{{0,60}},\s*)?(?:(?:a|an|the)\s+)?{name}\s+{_WHAT_PLAIN_WORDS_ARE}"
+    opening = rf"^(?:[^,.;:]{{0,60}},\s*)?(?:(?:a|an|the)\s+)?{_said(subject)}\s+{_WHAT_PLAIN_WORDS_ARE}"
     return bool(re.search(opening, text, re.IGNORECASE) or re.search(rf"{_NAMED_SO}{name}", text, re.IGNORECASE))
+
+
+_OF = frozenset(("in", "of", "for", "on", "with", "to", "from", "by", "at", "as", "under", "between", "among"))
+
+
+def _said(subject: str) -> str:
+    """A pattern for the everyday words `subject` as a sentence may open with them: all of them, or the head noun of
+    two or more with at most one word of its own before it ("a molecular counterfactual", "a counterfactual" for
+    "chemical counterfactual"; the head of "piezoresistive effect in silicon" is "effect")."""
+    words = subject.split()
+    name = r"\s+".join(re.escape(w) for w in words) + r"(?:s|es)?(?![\w\-])"
+    phrase = list(itertools.takewhile(lambda w: w.lower() not in _OF, words))
+    if len(phrase) < 2:
+        return name
+    return rf"(?:{name}|(?:[\w\-]+\s+)?{re.escape(phrase[-1])}(?:s|es)?(?![\w\-]))"
 
 
 def defining(text: str, subject: str) -> bool:

@@ -31,6 +31,10 @@ from storage.store import Store
         ("Deep\nresearch is a new agentic capability that conducts multi-step reasoning.", "deep research"),
         ("According to W and H, a counterfactual is an example with minimum deviation.", "counterfactual"),
         ("A sensor inspired by a current source topology called β-multiplier is developed.", "β-multiplier"),
+        # the head noun of everyday words, with at most one word of its own before it
+        ("A molecular counterfactual is one with a minimal distance from a base molecule.", "chemical counterfactual"),
+        ("According to W and H, a counterfactual is an example with minimum deviation.", "chemical counterfactual"),
+        ("The piezoresistive effect is the change in resistivity under strain.", "piezoresistive effect in silicon"),
     ],
 )
 def test_a_sentence_that_says_what_the_thing_is_introduces_it(text: str, subject: str) -> None:
@@ -55,6 +59,9 @@ def test_a_sentence_that_says_what_the_thing_is_introduces_it(text: str, subject
         ("Known about GRPO, a lot.", "known about GRPO"),  # "what is known about X?" asks no definition
         ("We use deep research tools, and deep research is a growing field.", "deep research"),  # not its opening
         ("The first circuit is the β-multiplier with resistor displayed in Fig. 2.", "β-multiplier"),
+        # the head of "X in Y" is X's: Y opening a sentence says what Y is
+        ("On the other hand, silicon is a well-known material in electronics.", "piezoresistive effect in silicon"),
+        ("The new molecular counterfactual is a plus.", "chemical counterfactual"),  # two words of its own before it
     ],
 )
 def test_a_sentence_that_only_uses_the_name_does_not(text: str, subject: str) -> None:
