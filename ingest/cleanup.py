@@ -14,8 +14,8 @@ What pypdf returns keeps the page's furniture and loses its structure. Before ch
 - words run together by the extraction are split again (`ingest.wordsplit`);
 - lines pypdf runs into the sentences around them are set apart: a heading on a line of its own between one
   sentence's end and the next sentence ("... significantly." | "Proposed Approaches" | "In this section, ..."), and
-  page 1's front matter above the abstract (title, authors, affiliations, a publisher's licence), each line a
-  paragraph of its own, so that neither is quoted as the start of a sentence;
+  page 1's front matter above the abstract (title, authors, affiliations), each line a paragraph of its own, so
+  that neither is quoted as the start of a sentence, and a publisher's notice there left out;
 - in a paper that cites by superscript numbers, the numbers pypdf sets after a sentence's full stop ("... in drug
   discovery. 120 Small molecule ...") are dropped: they would open the next sentence.
 
@@ -34,7 +34,7 @@ from itertools import pairwise
 from ingest.sections import SectionTracker, title_like
 from ingest.wordsplit import restore_spaces, vocabulary
 
-CLEANUP_VERSION = 11  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
+CLEANUP_VERSION = 12  # 2: short runs of blocks joined to the next before chunking (ingest/chunking.py);
 # 3: a joined run takes the section holding most of its text, and main text never joins back matter;
 # 4: footnotes moved after their section's body, and a sentence running on across a page break or a figure's
 # text kept whole; 5: note marks after a word's punctuation dropped ("research.1"); 6: the same text, each chunk
@@ -44,7 +44,8 @@ CLEANUP_VERSION = 11  # 2: short runs of blocks joined to the next before chunki
 # 9: a run-in heading the paper sets elsewhere given its full stop before any word ("Training Objective. GRPO ...");
 # 10: a column's footnotes in the middle of a page's text, between a sentence and its end, moved out as well;
 # 11: a heading line between two sentences and page 1's front matter set apart, superscript citation numbers after
-# a full stop dropped, and a numbered heading's second line read when it starts in small letters
+# a full stop dropped, and a numbered heading's second line read when it starts in small letters; 12: a publisher's
+# notice in page 1's front matter left out, and a line there in small letters kept with the one before
 EDGE_LINES = 5  # lines at the top and at the bottom of a page where running headers and footers sit
 MAX_RUNNING_WORDS = 15
 MAX_CAPTION_LINES = 6
@@ -79,8 +80,12 @@ _CITED_STOP = re.compile(r"(?<=[a-z)\]][.!?])[ \t]+\d{1,3}(?:\s*[,–-]\s*\d{1,3
 _CITED_END = re.compile(r"(?<=[.!?])\s+\d{1,3}(?:\s*[,–-]\s*\d{1,3})*$")  # the same numbers ending a line
 MIN_CITED_STOPS = 5
 MIN_APART_WORDS, MAX_APART_WORDS = 2, 8  # a heading line set apart between two sentences
-SHORT_LINE = 0.7  # and shorter than this share of the page's lines of prose
+SHORT_LINE = 0.85  # and shorter than this share of the page's lines of prose
 _ABSTRACT = re.compile(r"(?i:abstract|a b s t r a c t)\b")
+_NOTICE = re.compile(
+    r"licen[cs]ed?\b|creative commons|published (?:under|by)|copyright|©|all rights reserved|permission to make",
+    re.IGNORECASE,
+)
 FRONT_MATTER_LINES = 40  # page 1's abstract opens within its first lines with text, or the front matter is not read
 
 
@@ -212,7 +217,12 @@ def clean_pages(pages: list[str]) -> list[Block]:
         lines, notes = lines[:cut], footnotes(lines[cut:])
         lines, column = without_column_notes(lines)
         front, width = front_matter_end(lines) if number == 1 else 0, prose_width(lines)
+        for paragraph in front_matter(lines[:front]):
+            out.start(number, tracker.section, False)
+            out.apart(paragraph)
         for i, line in enumerate(lines):
+            if i < front:
+                continue
             if i in column:  # the sentence the notes cut has gone on: they follow its paragraph
                 out.hold(column.pop(i))
             if not line.strip():  # a paragraph break ends a caption
@@ -225,7 +235,7 @@ def clean_pages(pages: list[str]) -> list[Block]:
                 out.start(number, tracker.section, False)
                 caption_left = 0
                 continue
-            if i < front or (caption_left == 0 and heading_between(lines, i, width, cited)):
+            if caption_left == 0 and heading_between(lines, i, width, cited):
                 out.start(number, tracker.section, False)
                 out.apart(line)
                 continue
@@ -254,6 +264,24 @@ def front_matter_end(lines: list[str]) -> int:
     title, authors, affiliations and a publisher's notices. 0 when there is no such line."""
     filled = [i for i, x in enumerate(lines) if x.strip()][:FRONT_MATTER_LINES]
     return next((i for i in filled if _ABSTRACT.match(lines[i].strip())), 0)
+
+
+def front_matter(lines: list[str]) -> list[str]:
+    """Page 1's front matter (`front_matter_end`) as paragraphs: a line each (title, authors, affiliations), a line
+    in small letters carrying on the one before it; a publisher's notice ("Content from this work may be used under
+    the terms of the Creative Commons Attribution 3.0 licence. ...", "Published under licence by IOP Publishing
+    Ltd") is left out, with the lines that carry it on."""
+    out: list[str] = []
+    notice = False
+    for line in (x.strip() for x in lines if x.strip()):
+        if line[:1].islower() and (notice or out):
+            if not notice:
+                out[-1] += "\n" + line
+            continue
+        notice = bool(_NOTICE.search(line))
+        if not notice:
+            out.append(line)
+    return out
 
 
 def heading_between(lines: list[str], i: int, width: float, cited: bool = False) -> bool:

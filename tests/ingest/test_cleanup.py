@@ -361,19 +361,24 @@ def test_what_marks_a_footnote_and_what_carries_a_sentence_on() -> None:
 
 def test_page_ones_front_matter_is_not_read_into_the_abstract() -> None:
     """The IOP paper's page 1 opens with the publisher's licence, then the title, authors and affiliations, with
-    nothing to end a sentence before "Abstract.": each line is a paragraph of its own, so no quote runs from the
-    licence into the title and authors."""
+    nothing to end a sentence before "Abstract.": the notice is left out and each other line is a paragraph of its
+    own, so no quote runs from the title into the authors."""
     paper = read_pdf(GLUED_PDF)
     blocks = clean_pages(paper.pages)
     sentences = [s.text for b in blocks if b.page == 1 for s in split_sentences(b.text)]
     assert any(s.startswith("SemEAGAT: A Novel Approach") for s in sentences)  # the title is still there
-    assert not any("Published under licence" in s and "SemEAGAT" in s for s in sentences)
+    assert not any("licence" in s or "must maintain attribution" in s for s in sentences)  # the notice is gone
     assert not any("SemEAGAT" in s and "Yuqi Xi" in s for s in sentences)
     assert any(s.startswith("Event detection (ED) is a task that requires capturing") for s in sentences)
 
 
 def test_front_matter_is_read_only_above_an_abstract_near_the_top_of_page_one() -> None:
-    from ingest.cleanup import FRONT_MATTER_LINES, front_matter_end
+    from ingest.cleanup import FRONT_MATTER_LINES, front_matter, front_matter_end
+
+    notice = ["Content from this work may be used under the CC BY licence. Any further distribution",
+              "of this work must maintain attribution."]  # fmt: skip
+    lines = [*notice, "A Title That Wraps Onto", "its Second Line", "Ann Author"]
+    assert front_matter(lines) == ["A Title That Wraps Onto\nits Second Line", "Ann Author"]
 
     assert front_matter_end(["A Title", "Ann Author", "ABSTRACT", "We study ..."]) == 2
     assert front_matter_end(["A Title", "Ann Author", "Abstract. We study ..."]) == 2
