@@ -118,8 +118,9 @@ class ChunkSettings(_Group):
         True,
         description="Clean PDF text before chunking: drop running headers, footers and page numbers, keep "
         "section headings as each chunk's section, mark figure and table captions, move footnotes after their "
-        "section's text, keep a sentence cut by a page break whole, set run-in paragraph headings apart, split "
-        "run-together words.",
+        "section's text, keep a sentence cut by a page break whole, set run-in paragraph headings and heading "
+        "lines between sentences apart, keep page 1's front matter apart without the publisher's notice, drop "
+        "superscript citation numbers after a full stop, split run-together words.",
     )
 
 
