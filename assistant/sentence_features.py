@@ -289,9 +289,9 @@ def plainly_defines(text: str, subject: str) -> bool:
     will are."""
     if not set(subject.lower().split()) - _FUNCTION_WORDS:
         return False  # "What is this?": a pronoun opens many sentences and names nothing
-    name = r"\s+".join(re.escape(w) for w in subject.split()) + r"(?:s|es)?(?![\w\-])"
     opening = rf"^(?:[^,.;:]{{0,60}},\s*)?(?:(?:a|an|the)\s+)?{_said(subject)}\s+{_WHAT_PLAIN_WORDS_ARE}"
-    return bool(re.search(opening, text, re.IGNORECASE) or re.search(rf"{_NAMED_SO}{name}", text, re.IGNORECASE))
+    named_so = rf"{_NAMED_SO}{_words(subject.split())}"
+    return bool(re.search(opening, text, re.IGNORECASE) or re.search(named_so, text, re.IGNORECASE))
 
 
 _OF = frozenset(("in", "of", "for", "on", "with", "to", "from", "by", "at", "as", "under", "between", "among"))
@@ -302,11 +302,15 @@ def _said(subject: str) -> str:
     two or more with at most one word of its own before it ("a molecular counterfactual", "a counterfactual" for
     "chemical counterfactual"; the head of "piezoresistive effect in silicon" is "effect")."""
     words = subject.split()
-    name = r"\s+".join(re.escape(w) for w in words) + r"(?:s|es)?(?![\w\-])"
     phrase = list(itertools.takewhile(lambda w: w.lower() not in _OF, words))
     if len(phrase) < 2:
-        return name
-    return rf"(?:{name}|(?:[\w\-]+\s+)?{re.escape(phrase[-1])}(?:s|es)?(?![\w\-]))"
+        return _words(words)
+    return rf"(?:{_words(words)}|(?:[\w\-]+\s+)?{_words(phrase[-1:])})"
+
+
+def _words(words: list[str]) -> str:
+    """A pattern for `words` as a whole, the last one singular or plural."""
+    return r"\s+".join(re.escape(w) for w in words) + r"(?:s|es)?(?![\w\-])"
 
 
 def defining(text: str, subject: str) -> bool:

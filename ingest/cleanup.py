@@ -217,8 +217,9 @@ def clean_pages(pages: list[str]) -> list[Block]:
         lines, notes = lines[:cut], footnotes(lines[cut:])
         lines, column = without_column_notes(lines)
         front, width = front_matter_end(lines) if number == 1 else 0, prose_width(lines)
-        for paragraph in front_matter(lines[:front]):
+        if front:
             out.start(number, tracker.section, False)
+        for paragraph in front_matter(lines[:front]):
             out.apart(paragraph)
         for i, line in enumerate(lines):
             if i < front:
