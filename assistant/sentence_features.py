@@ -120,6 +120,28 @@ def numbers_in(text: str, words: bool = False) -> int:
     return sum(not _YEAR.match(s.strip()) for s in spans) + (len(_NUMBER_WORD.findall(text)) if words else 0)
 
 
+# the benchmark a number question asks about: "What score does MiroThinker-H1 achieve on BrowseComp?"
+_ON_NAME = re.compile(r"\bon\s+(?:the\s+)?(" + _NAME.pattern.removeprefix(r"\b(?:").removesuffix(r")\b") + r")")
+
+
+_NEAR = r"(?:\S+\s+){0,3}?"  # at most three words between
+_SCORE = r"(?<![\w.])\d+(?:\.\d+)?%?"
+
+
+def scored_on(question: str, text: str) -> bool:
+    """`text` gives a number next to the benchmark the number question asks about ("... 43.4 on BrowseComp",
+    "BrowseComp (43.4)"): within three words either side, citation numbers left out."""
+    asked = [m.group(1) for m in _ON_NAME.finditer(question)]
+    if not asked:
+        return False
+    text = _CITATION.sub(" ", text)
+    for name in asked:
+        named = re.escape(name) + r"[\w\-]*"  # "ALFWorld-3B" for "ALFWorld"
+        if re.search(rf"{_SCORE}\s+{_NEAR}{named}|{named}\W+{_NEAR}{_SCORE}", text):
+            return True
+    return False
+
+
 def asks_count(question: str) -> bool:
     """`question` asks how many of something there are: a count may be written as a word."""
     return bool(_HOW_MANY.search(question))
@@ -195,6 +217,7 @@ NAME_BONUS = 0.1  # a "which model / dataset / baseline" question is answered by
 KIND_BONUS = 0.2  # ... the more so when the name is of the kind asked for ("Which RL algorithm ...": GRPO)
 HEADING_PENALTY = 0.2  # a paragraph's run-in heading ("Dataset and Evaluation Metrics.") names a topic, answers nothing
 POINTER_PENALTY = 0.15  # "Results ... are reported in Table 4." says where the answer is, not what it is
+SCORED_ON_BONUS = 0.1  # "What does X score on BrowseComp?": "43.4 on BrowseComp" is the number asked for
 _POINTS_AWAY = re.compile(
     r"\b(?:are|is|were|was|be)\s+(?:\w+ly\s+)?(?:shown|reported|presented|given|listed|summari[sz]ed|displayed|"
     r"illustrated|depicted|provided|detailed|described|discussed|found)\s+in\s+(?:the\s+)?(?:tables?|fig(?:ure)?s?\.?|"
@@ -380,7 +403,7 @@ def type_bonus(
     if kind.answer == "definition" and defining(text, kind.subject):
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text, words=asks_count(question)):
-        bonus += NUMBER_BONUS
+        bonus += NUMBER_BONUS + (SCORED_ON_BONUS if scored_on(question, text) else 0.0)
     if kind.answer == "entity" and question:
         bonus += name_bonus(kind, question, text, local or {})
     return bonus

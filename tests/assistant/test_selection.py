@@ -10,7 +10,7 @@ from assistant.answer_shape import arrange, compose, lead
 from assistant.extractive import usable
 from assistant.question_type import classify
 from assistant.selection import MODEL_PATH, candidates, load_model
-from assistant.sentence_features import CHEAP, FULL, asks_count, defines, numbers_in, type_bonus
+from assistant.sentence_features import CHEAP, FULL, asks_count, defines, numbers_in, scored_on, type_bonus
 from assistant.types import AnswerSentence, Citation, Passage
 from ingest.sentences import Sentence
 
@@ -97,6 +97,20 @@ def test_a_measure_asked_with_a_modifier_nudges_up_the_sentence_with_the_number(
     with_number = "SDAR reaches a success rate of 87.3% on ALFWorld, above every baseline."
     without = "We evaluate the success rate of SDAR on ALFWorld and compare it with the baselines."
     assert type_bonus(kind, with_number) > type_bonus(kind, without)
+
+
+def test_the_number_given_on_the_asked_benchmark_outranks_a_number_on_another() -> None:
+    question = "What score does MiroThinker-H1 achieve on BrowseComp?"
+    kind = classify(question)
+    on_it = "MiroThinker-H1 achieves 88.2 and 84.4 on BrowseComp [8] and BrowseComp-ZH [9], respectively."
+    in_brackets = "The scores of MiroThinker-H1 are high on BrowseComp (88.2) and GAIA (79.1)."
+    elsewhere = "Furthermore, MiroThinker-H1 achieves 61.3 on SEAL-0 [43] and scores 80.6 on DeepSearchQA [40]."
+    named_only = "BrowseComp [8] asks for hard-to-find facts and took 2 annotators 3 hours on each question."
+    assert scored_on(question, on_it) and scored_on(question, in_brackets)
+    assert not scored_on(question, elsewhere) and not scored_on(question, "The benchmark holds 1,266 questions.")
+    assert type_bonus(kind, on_it, question) > type_bonus(kind, elsewhere, question)
+    assert type_bonus(kind, named_only, question) == type_bonus(kind, elsewhere, question)  # "[8]" is no score
+    assert not scored_on("How many papers does the corpus contain?", on_it)  # no benchmark asked about
 
 
 @pytest.mark.parametrize(
