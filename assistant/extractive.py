@@ -17,6 +17,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from assistant.abstention import Evidence, abstains, gather
 from assistant.answer_shape import arrange, compose, pieces
+from assistant.asked_section import asked_section, in_section, of_section
 from assistant.base import AnswerChunk, Answerer
 from assistant.entities import kind_counts
 from assistant.focus import Focus, focus, with_acronyms
@@ -36,6 +37,8 @@ LEARNED_PREFILTER = 6  # sentences the learned scorer embeds: the best by its ch
 NEIGHBOUR_SHARE = 0.2  # a sentence gains this share of an adjacent sentence's score above NEIGHBOUR_FLOOR:
 NEIGHBOUR_FLOOR = 0.3  # evidence often runs over two sentences (chosen on bench/pdf_qa.json, docs/benchmarks.md)
 KEEP_MARGIN = 1.0  # a sentence is quoted after the first when its learned score is within this of the best's
+SECTION_SENTENCES = 4  # sentences of each passage of that section scored whatever their keywords
+SECTION_BONUS = 0.15  # a sentence of the section a question asks for ("its limitations": its Limitations section)
 CONTINUED_CHARS = 700  # the longest a sentence that leads in may get with the sentence after it
 # a sentence that announces what follows: "We compare against three baselines:", "... as discussed below."
 _LEADS_IN = re.compile(r"(?::|\b(?:as follows|the following|below))\s*[.:]?\s*$", re.IGNORECASE)
@@ -98,6 +101,28 @@ def _prefilter(cands: list[_Candidate]) -> list[_Candidate]:
             if len(kept) == PREFILTER:
                 break
     return kept
+
+
+def _section_openings(
+    asked: str | None, cands: list[_Candidate], sources: list[Passage], chosen: list[_Candidate]
+) -> list[_Candidate]:
+    """The first `SECTION_SENTENCES` sentences of each passage of the section the question asks for, when the
+    keyword pre-filter left them out: they rarely repeat the question's words ("First, the 128K context ...")."""
+    if not asked:
+        return []
+    taken, out = {id(c) for c in chosen}, []
+    for i, passage in enumerate(sources):
+        if in_section(asked, passage.section):
+            out += [c for c in cands if c.source == i and id(c) not in taken][:SECTION_SENTENCES]
+    return out
+
+
+def _section_first(asked: str | None, cands: list[_Candidate], sources: list[Passage]) -> tuple[list[_Candidate], int]:
+    """For a question that asks for a section of the paper's own ("What are the limitations of X?"), the sentences
+    of that section first, best-ranked first, then the others: the section answers it, whatever else repeats
+    the question's words. Returns them and how many are of the section (`cands` as they are and 0, else)."""
+    inside = [c for c in cands if in_section(asked, sources[c.source].section)]
+    return inside + [c for c in cands if not in_section(asked, sources[c.source].section)], len(inside)
 
 
 def _with_neighbours(cands: list[_Candidate]) -> None:
@@ -190,6 +215,8 @@ class ExtractiveAnswerer(Answerer):
         # a sentence that says what the asked-about X is answers "what is X", however the rest scores
         kind = classify(standalone) if self.settings.definitions else QuestionType("other")
         defined = kind.answer == "definition" and any(introduces(c.sentence.text, kind.subject) for c in _ranked(pool))
+        # a section of the paper's own that the question asks for ("its limitations") answers it
+        defined = defined or bool(of_section(asked_section(standalone), sources))
         if not pool.cands or (
             not defined and abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence)
         ):
@@ -199,7 +226,8 @@ class ExtractiveAnswerer(Answerer):
             return listed
         found = self._rank(pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
         led = _asked_kind_first(kind, standalone, _definition_first(kind, found), pool.kinds_seen)
-        picked = _continued(self._select(led), sources)
+        led, inside = _section_first(asked_section(standalone), led, sources)
+        picked = _continued(self._select(led, taken=inside), sources)
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
         papers = [p.paper_id for p in sources]
@@ -247,12 +275,18 @@ class ExtractiveAnswerer(Answerer):
         q_terms = terms([seen.text])[0]
         kind, total = classify(question), query_weight(q_terms, idf)
         local = kind_counts([p.text for p in sources]) if kind.kinds else {}
+        asked = asked_section(question)
         cands = [
             _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text, question, local))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
+        for cand in cands:  # "What are the limitations of X?": its Limitations section's sentences
+            if in_section(asked, sources[cand.source].section):
+                cand.bonus += SECTION_BONUS
         stored = self.stored(sources) if self.stored else {}
-        scored = _Pool(cands, _prefilter(cands), stored, seen.text, local)
+        chosen = _prefilter(cands)
+        chosen += _section_openings(asked, cands, sources, chosen)
+        scored = _Pool(cands, chosen, stored, seen.text, local)
         self._embed(seen.text, scored.chosen, scored.stored)
         return scored
 
@@ -299,19 +333,21 @@ class ExtractiveAnswerer(Answerer):
         ranked = rescore(top, [float(s) for s in sims], vectors, self.settings.semantic_weight)
         return [_Candidate(c.source, c.sentence, lexical(c), c.support, c.vector, c.score) for c in ranked]
 
-    def _select(self, cands: list[_Candidate]) -> list[_Candidate]:
+    def _select(self, cands: list[_Candidate], taken: int = 0) -> list[_Candidate]:
         """Greedy: best first, skipping near-duplicates, nudging towards papers not yet quoted. The first is always
         taken (whether to answer at all was decided before): a sentence moved first for what it says (a definition,
-        a name of the asked kind) may rank below the floor the others are held to."""
+        a name of the asked kind) may rank below the floor the others are held to; so may the first `taken` (the
+        sentences of a section the question asks for: "First, ...", "Second, ..." state its limitations)."""
         picked: list[_Candidate] = []
         if self.scorer == "keyword":
             floor = max(self.settings.abstain_below, cands[0].rank * 0.8) if cands else 0.0
         else:
             floor = cands[0].rank - KEEP_MARGIN if cands else 0.0
-        for cand in cands:
-            if len(picked) >= self.settings.max_sentences or (picked and cand.rank < floor):
+        for i, cand in enumerate(cands):
+            held = i >= max(1, taken)  # held to the floor, and to the support a quote needs
+            if len(picked) >= self.settings.max_sentences or (picked and held and cand.rank < floor):
                 break
-            weak = bool(picked) and cand.score < self.settings.abstain_below  # only the lead may be weak
+            weak = bool(picked) and held and cand.score < self.settings.abstain_below
             if weak or any(_near_duplicate(cand, p) for p in picked):
                 continue
             picked.append(cand)

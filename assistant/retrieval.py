@@ -8,6 +8,7 @@ from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from functools import cached_property
 
+from assistant.asked_section import asked_section, section_start
 from assistant.focus import paper_query
 from assistant.furniture import weigh_furniture
 from assistant.fusion import feedback_vector, fuse
@@ -101,13 +102,28 @@ class HybridRetriever:
         if resolved.paper_ids is not None and not resolved.paper_ids:
             return []
         one_paper = bool(scope and scope.paper_id)
+        asked = asked_section(query) if one_paper else None
         if one_paper and self.settings.paper_focus and scope and scope.paper_id:
             query = self._paper_query(query, scope.paper_id)
         dense, keyword = self._candidates(query, resolved, one_paper)
         fused = fuse(dense, keyword, self.settings, one_paper=one_paper)
         pool = fused[: k * POOL_FACTOR] if self.settings.furniture_weight < 1 else fused[:k]
-        passages = self._hydrate(pool, dict(dense), dict(keyword))
-        return weigh_furniture(passages, self.settings.furniture_weight)[:k]
+        passages = weigh_furniture(self._hydrate(pool, dict(dense), dict(keyword)), self.settings.furniture_weight)
+        if asked and scope and scope.paper_id:
+            passages = self._asked_section_first(asked, scope.paper_id, passages, fused, dense, keyword)
+        return passages[:k]
+
+    def _asked_section_first(
+        self, asked: str, paper_id: str, passages: list[Passage], fused: Hits, dense: Hits, keyword: Hits
+    ) -> list[Passage]:
+        """For a question about one paper that asks for a section of its own (`assistant.asked_section`: "What
+        are the limitations of X?"), the start of that section first, then the other passages."""
+        rank = {chunk_id: i for i, (chunk_id, _) in enumerate(fused)}
+        chunks = section_start(asked, self.store.catalog.chunks_of(paper_id), rank)
+        score = dict(fused)
+        first = self._hydrate([(c.chunk_id, score.get(c.chunk_id, 0.0)) for c in chunks], dict(dense), dict(keyword))
+        taken = {p.chunk_id for p in first}
+        return first + [p for p in passages if p.chunk_id not in taken]
 
     def _paper_query(self, query: str, paper_id: str) -> str:
         """The question as a search inside one paper reads it (`assistant.focus.paper_query`)."""

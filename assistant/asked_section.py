@@ -1,0 +1,89 @@
+"""Questions answered by a section of the paper's own: "What are the limitations of X?" is answered by its
+Limitations section, "What future work do the authors plan?" by its future-work section.
+
+Such a section's sentences rarely repeat the question's words ("First, the current 128K context length remains
+insufficient ..."), so neither retriever nor the sentence scores find them; its heading says what it holds. A
+question asks for a section when it names what the section is called, about the paper itself: "What limitations of
+prior methods does X address?" asks about other work, which a paper's Limitations section does not discuss.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Protocol, TypeVar
+
+_ASKS: dict[str, re.Pattern[str]] = {
+    "limitations": re.compile(r"\b(?:limitations?|weakness(?:es)?|shortcomings?|drawbacks?)\b", re.IGNORECASE),
+    "future work": re.compile(
+        r"\bfuture (?:work|research|directions?|studies|plans?)\b|\bnext steps?\b|\bopen (?:problems|questions)\b",
+        re.IGNORECASE,
+    ),
+}
+_HEADINGS: dict[str, re.Pattern[str]] = {
+    "limitations": re.compile(r"\b(?:limitations?|weakness(?:es)?|shortcomings?)\b", re.IGNORECASE),
+    "future work": re.compile(r"\bfuture\b|\boutlook\b|\bopen (?:problems|questions|challenges)\b", re.IGNORECASE),
+}
+# the limitations asked about are other work's, which the paper addresses: no section of the paper's own answers
+_OTHERS = re.compile(
+    r"\b(?:prior|previous|existing|earlier|other|baselines?|related|current (?:methods|approaches|systems|models))\b"
+    r"|\b(?:address|overcome|solve|tackle|motivate|fix|mitigate)[sd]?\b",
+    re.IGNORECASE,
+)
+SECTION_PASSAGES = 2  # the asked section's passages a search inside one paper puts first
+
+
+_CONTENTS_LINE = re.compile(r"\s\d{1,3}\s*$")  # "H Limitations and Discussions 62": a table of contents' line
+
+
+class _Sectioned(Protocol):
+    @property
+    def section(self) -> str | None: ...
+
+
+class _Chunk(_Sectioned, Protocol):
+    @property
+    def chunk_id(self) -> str: ...
+
+    @property
+    def ordinal(self) -> int: ...
+
+
+S = TypeVar("S", bound=_Sectioned)
+C = TypeVar("C", bound=_Chunk)
+
+
+def asked_section(question: str) -> str | None:
+    """The section of the paper's own that `question` asks for ("limitations", "future work"), or None."""
+    for name, asks in _ASKS.items():
+        if asks.search(question) and not (name == "limitations" and _OTHERS.search(question)):
+            return name
+    return None
+
+
+def in_section(asked: str | None, heading: str | None) -> bool:
+    """`heading` is a section of the kind asked for ("7 Limitations And Future Work" for either)."""
+    return bool(asked and heading and _HEADINGS[asked].search(heading))
+
+
+def of_section(asked: str | None, items: Iterable[S]) -> list[S]:
+    """The items (chunks, passages) under a heading of the asked section, in the order given."""
+    return [item for item in items if in_section(asked, item.section)]
+
+
+def section_start(asked: str, chunks: Iterable[C], rank: dict[str, int]) -> list[C]:
+    """The first `SECTION_PASSAGES` chunks, in reading order, of the paper's section of the asked kind: where a
+    paper has several ("5.1 Study 1 Limitations", "7 Limitations And Future Work"), the one whose chunks the
+    search ranks best (`rank`: chunk id -> fused rank); a heading read from a table of contents (it ends in a
+    page number, and the pages after it took its name) comes last."""
+    groups: dict[str, list[C]] = {}
+    for chunk in of_section(asked, chunks):
+        groups.setdefault(chunk.section or "", []).append(chunk)
+    if not groups:
+        return []
+
+    def order(heading: str) -> tuple[bool, int]:
+        return bool(_CONTENTS_LINE.search(heading)), min(rank.get(c.chunk_id, len(rank)) for c in groups[heading])
+
+    best = min(groups, key=order)
+    return sorted(groups[best], key=lambda c: c.ordinal)[:SECTION_PASSAGES]
