@@ -13,6 +13,8 @@ import re
 from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
+IN_CONCLUSION = "future work in the conclusion"
+
 _ASKS: dict[str, re.Pattern[str]] = {
     "limitations": re.compile(r"\b(?:limitations?|weakness(?:es)?|shortcomings?|drawbacks?)\b", re.IGNORECASE),
     "future work": re.compile(
@@ -23,7 +25,14 @@ _ASKS: dict[str, re.Pattern[str]] = {
 _HEADINGS: dict[str, re.Pattern[str]] = {
     "limitations": re.compile(r"\b(?:limitations?|weakness(?:es)?|shortcomings?)\b", re.IGNORECASE),
     "future work": re.compile(r"\bfuture\b|\boutlook\b|\bopen (?:problems|questions|challenges)\b", re.IGNORECASE),
+    IN_CONCLUSION: re.compile(r"\bconclu(?:sions?|ding)\b", re.IGNORECASE),
 }
+# a paper without a future-work section of its own says what comes next in its conclusion, in sentences like these
+_SAYS_NEXT = re.compile(
+    r"\bfuture\b|\bwe (?:will|plan|hope|intend|aim)\b|\bnext steps?\b|\bremains? (?:open|to be)\b|\bleave\b.{0,40}"
+    r"\bto\b|\bopen (?:problems|questions|challenges)\b|\bfurther (?:work|research|stud(?:y|ies))\b",
+    re.IGNORECASE,
+)
 # the limitations asked about are other work's, which the paper addresses: no section of the paper's own answers
 _OTHERS = re.compile(
     r"\b(?:prior|previous|existing|earlier|other|baselines?|related|current (?:methods|approaches|systems|models))\b"
@@ -61,14 +70,26 @@ def asked_section(question: str) -> str | None:
     return None
 
 
-def in_section(asked: str | None, heading: str | None) -> bool:
-    """`heading` is a section of the kind asked for ("7 Limitations And Future Work" for either)."""
-    return bool(asked and heading and _HEADINGS[asked].search(heading))
+def settle(asked: str | None, headings: Iterable[str | None]) -> str | None:
+    """The asked section as these headings have it: future work asked of a paper without a future-work heading is
+    read in its conclusion (`IN_CONCLUSION`), when it has one."""
+    seen = [h for h in headings if h]
+    if asked != "future work" or any(_HEADINGS[asked].search(h) for h in seen):
+        return asked
+    return IN_CONCLUSION if any(_HEADINGS[IN_CONCLUSION].search(h) for h in seen) else asked
+
+
+def in_section(asked: str | None, heading: str | None, text: str | None = None) -> bool:
+    """`heading` is a section of the kind asked for ("7 Limitations And Future Work" for either); in a conclusion
+    read for future work, `text` (when given) must also say what comes next ("In future work, we plan to ...")."""
+    if not (asked and heading and _HEADINGS[asked].search(heading)):
+        return False
+    return asked != IN_CONCLUSION or text is None or bool(_SAYS_NEXT.search(text))
 
 
 def of_section(asked: str | None, items: Iterable[S]) -> list[S]:
     """The items (chunks, passages) under a heading of the asked section, in the order given."""
-    return [item for item in items if in_section(asked, item.section)]
+    return [item for item in items if in_section(asked, item.section, getattr(item, "text", None))]
 
 
 def section_start(asked: str, chunks: Iterable[C], rank: dict[str, int]) -> list[C]:
@@ -76,6 +97,8 @@ def section_start(asked: str, chunks: Iterable[C], rank: dict[str, int]) -> list
     paper has several ("5.1 Study 1 Limitations", "7 Limitations And Future Work"), the one whose chunks the
     search ranks best (`rank`: chunk id -> fused rank); a heading read from a table of contents (it ends in a
     page number, and the pages after it took its name) comes last."""
+    chunks = list(chunks)
+    asked = settle(asked, (c.section for c in chunks)) or asked
     groups: dict[str, list[C]] = {}
     for chunk in of_section(asked, chunks):
         groups.setdefault(chunk.section or "", []).append(chunk)

@@ -17,7 +17,7 @@ from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from assistant.abstention import Evidence, abstains, gather
 from assistant.answer_shape import arrange, compose, pieces
-from assistant.asked_section import asked_section, in_section, of_section
+from assistant.asked_section import asked_section, in_section, of_section, settle
 from assistant.base import AnswerChunk, Answerer
 from assistant.entities import kind_counts
 from assistant.focus import Focus, focus, with_acronyms
@@ -112,8 +112,9 @@ def _section_openings(
         return []
     taken, out = {id(c) for c in chosen}, []
     for i, passage in enumerate(sources):
-        if in_section(asked, passage.section):
-            out += [c for c in cands if c.source == i and id(c) not in taken][:SECTION_SENTENCES]
+        if in_section(asked, passage.section, passage.text):
+            mine = [c for c in cands if c.source == i and id(c) not in taken]
+            out += [c for c in mine if in_section(asked, passage.section, c.sentence.text)][:SECTION_SENTENCES]
     return out
 
 
@@ -121,8 +122,9 @@ def _section_first(asked: str | None, cands: list[_Candidate], sources: list[Pas
     """For a question that asks for a section of the paper's own ("What are the limitations of X?"), the sentences
     of that section first, best-ranked first, then the others: the section answers it, whatever else repeats
     the question's words. Returns them and how many are of the section (`cands` as they are and 0, else)."""
-    inside = [c for c in cands if in_section(asked, sources[c.source].section)]
-    return inside + [c for c in cands if not in_section(asked, sources[c.source].section)], len(inside)
+    marked = [in_section(asked, sources[c.source].section, c.sentence.text) for c in cands]
+    inside = [c for c, m in zip(cands, marked, strict=True) if m]
+    return inside + [c for c, m in zip(cands, marked, strict=True) if not m], len(inside)
 
 
 def _with_neighbours(cands: list[_Candidate]) -> None:
@@ -216,7 +218,8 @@ class ExtractiveAnswerer(Answerer):
         kind = classify(standalone) if self.settings.definitions else QuestionType("other")
         defined = kind.answer == "definition" and any(introduces(c.sentence.text, kind.subject) for c in _ranked(pool))
         # a section of the paper's own that the question asks for ("its limitations") answers it
-        defined = defined or bool(of_section(asked_section(standalone), sources))
+        asked = settle(asked_section(standalone), (p.section for p in sources))
+        defined = defined or bool(of_section(asked, sources))
         if not pool.cands or (
             not defined and abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence)
         ):
@@ -226,7 +229,7 @@ class ExtractiveAnswerer(Answerer):
             return listed
         found = self._rank(pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
         led = _asked_kind_first(kind, standalone, _definition_first(kind, found), pool.kinds_seen)
-        led, inside = _section_first(asked_section(standalone), led, sources)
+        led, inside = _section_first(asked, led, sources)
         picked = _continued(self._select(led, taken=inside), sources)
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
@@ -275,13 +278,13 @@ class ExtractiveAnswerer(Answerer):
         q_terms = terms([seen.text])[0]
         kind, total = classify(question), query_weight(q_terms, idf)
         local = kind_counts([p.text for p in sources]) if kind.kinds else {}
-        asked = asked_section(question)
+        asked = settle(asked_section(question), (p.section for p in sources))
         cands = [
             _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text, question, local))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
         for cand in cands:  # "What are the limitations of X?": its Limitations section's sentences
-            if in_section(asked, sources[cand.source].section):
+            if in_section(asked, sources[cand.source].section, cand.sentence.text):
                 cand.bonus += SECTION_BONUS
         stored = self.stored(sources) if self.stored else {}
         chosen = _prefilter(cands)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import pytest
 
-from assistant.asked_section import SECTION_PASSAGES, asked_section, in_section, section_start
+from assistant.asked_section import IN_CONCLUSION, SECTION_PASSAGES, asked_section, in_section, section_start, settle
 from assistant.retrieval import HybridRetriever
 from assistant.service import Assistant
 from assistant.types import Scope
@@ -41,6 +41,18 @@ def test_a_heading_of_the_asked_kind() -> None:
     assert in_section("limitations", "Limitations")
     assert not in_section("limitations", "4.2 Main Results")
     assert not in_section(None, "Limitations") and not in_section("limitations", None)
+
+
+def test_future_work_is_read_in_the_conclusion_of_a_paper_without_a_future_work_section() -> None:
+    assert settle("future work", ["1 Introduction", "8.5 Future directions", "9 Conclusion"]) == "future work"
+    assert settle("future work", ["1 Introduction", "5 Conclusion", None]) == IN_CONCLUSION
+    assert settle("future work", ["1 Introduction", "4 Results"]) == "future work"  # no conclusion either
+    assert settle("limitations", ["5 Conclusion"]) == "limitations"
+    # in a conclusion, only what says what comes next
+    assert in_section(IN_CONCLUSION, "5 Conclusion", "As future work, we plan to study salience.")
+    assert in_section(IN_CONCLUSION, "8 Conclusion", "We will release the code and plan to extend it to tables.")
+    assert not in_section(IN_CONCLUSION, "5 Conclusion", "We introduced LongEval, a set of guidelines.")
+    assert not in_section(IN_CONCLUSION, "4 Results", "As future work, we plan to study salience.")
 
 
 @dataclass
@@ -90,3 +102,13 @@ def test_ask_pdf_answers_a_limitations_question_from_the_limitations_section(cor
     other = "What limitations of prior human evaluation practices does LongEval address?"
     answer = Assistant(corpus).ask(other, Scope(paper_id=pid))
     assert answer.sentences and answer.sentences[0].citations[0].section != "Limitations", answer.text
+
+
+def test_ask_pdf_reads_future_work_in_the_conclusion(corpus: Store) -> None:
+    """LongEval has no future-work section; its conclusion (page 9) says what comes next."""
+    pid = read_pdf(LONGEVAL_PDF).paper_id
+    answer = Assistant(corpus).ask("What future work do the authors suggest?", Scope(paper_id=pid))
+    assert not answer.abstained, answer.notes
+    lead = answer.sentences[0]
+    assert lead.text.startswith("As future work, we plan to conduct experiments"), [s.text for s in answer.sentences]
+    assert (lead.citations[0].section, lead.citations[0].page_start) == ("5 Conclusion", 9)
