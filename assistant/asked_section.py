@@ -1,5 +1,6 @@
 """Questions answered by a section of the paper's own: "What are the limitations of X?" is answered by its
-Limitations section, "What future work do the authors plan?" by its future-work section.
+Limitations section, "What future work do the authors plan?" by its future-work section (or, when it has none, by
+the sentences of its conclusion that say what comes next).
 
 Such a section's sentences rarely repeat the question's words ("First, the current 128K context length remains
 insufficient ..."), so neither retriever nor the sentence scores find them; its heading says what it holds. A
