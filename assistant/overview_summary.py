@@ -14,6 +14,7 @@ from datetime import datetime, timezone
 
 import numpy as np
 
+from assistant.asked_section import in_section
 from assistant.overview_cues import FIRST_PERSON, LIMITATION, LIMITATIONS_HEADING, METHOD, PROBLEM, RESULT, cue
 from assistant.overview_text import Block, Candidate, Picker, SentenceEmbedder, candidates, cited_answer
 from assistant.overview_types import Overview, Section
@@ -39,7 +40,7 @@ def summarize_paper(store: Store, embedder: SentenceEmbedder, paper_id: str) -> 
     _, vectors = paper_vectors(store.catalog, store.vectors, [paper.paper_id])
     centre = unit(vectors[0]) if len(vectors) else unit(np.mean([c.vector for c in pool], axis=0))
     last = max(c.position for c in pool) or 1
-    limits = {c.chunk.chunk_id for c in pool if LIMITATIONS_HEADING.search(c.chunk.text)}
+    limits = {c.chunk.chunk_id for c in pool if _in_limitations(c)}
     picker = Picker(per_paper=sum(PER_SECTION.values()))
     blocks = []
     for kind, (keep, bonus) in _sections(last, limits).items():
@@ -50,6 +51,12 @@ def summarize_paper(store: Store, embedder: SentenceEmbedder, paper_id: str) -> 
     sections = [b.section for b in blocks if b.section.sentences]
     built = datetime.now(timezone.utc).replace(microsecond=0)
     return Overview("paper", paper.paper_id, paper.title, "extractive", built, [paper.paper_id], answer, sections)
+
+
+def _in_limitations(cand: Candidate) -> bool:
+    """The sentence's chunk is in the paper's Limitations section: by the section ingest recorded for it, or (text
+    read without cleanup, which keeps headings in the text) by the heading in its text."""
+    return in_section("limitations", cand.chunk.section) or bool(LIMITATIONS_HEADING.search(cand.chunk.text))
 
 
 Keep = Callable[[Candidate], bool]

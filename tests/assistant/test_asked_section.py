@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import pytest
 
 from assistant.asked_section import IN_CONCLUSION, SECTION_PASSAGES, asked_section, in_section, section_start, settle
+from assistant.overview import OverviewService
 from assistant.retrieval import HybridRetriever
 from assistant.service import Assistant
 from assistant.types import Scope
@@ -112,3 +113,12 @@ def test_ask_pdf_reads_future_work_in_the_conclusion(corpus: Store) -> None:
     lead = answer.sentences[0]
     assert lead.text.startswith("As future work, we plan to conduct experiments"), [s.text for s in answer.sentences]
     assert (lead.citations[0].section, lead.citations[0].page_start) == ("5 Conclusion", 9)
+
+
+def test_a_paper_summary_quotes_its_limitations_section(corpus: Store) -> None:
+    """`papertalk summarize`: cleanup keeps headings out of the text, so the Limitations section is found by the
+    section ingest recorded for each chunk; LongEval's (page 10) gives one of the block's sentences."""
+    summary = OverviewService(corpus).summarize(read_pdf(LONGEVAL_PDF).paper_id)
+    block = next(s for s in summary.sections if s.kind == "limitations")
+    cited = [summary.answer.sentences[i].citations[0] for i in block.sentences]
+    assert ("Limitations", 10) in [(c.section, c.page_start) for c in cited], [c.quote for c in cited]
