@@ -66,6 +66,7 @@ class _Pool:
     stored: dict[str, np.ndarray]
     query: str = ""  # what the sentences are scored against (`assistant.focus`)
     kinds_seen: dict[str, Counter[str]] = field(default_factory=dict)  # what the passages say each name is
+    asked: str | None = None  # the section of the paper's own the question asks for (`assistant.asked_section`)
 
     @property
     def best(self) -> float:
@@ -218,8 +219,7 @@ class ExtractiveAnswerer(Answerer):
         kind = classify(standalone) if self.settings.definitions else QuestionType("other")
         defined = kind.answer == "definition" and any(introduces(c.sentence.text, kind.subject) for c in _ranked(pool))
         # a section of the paper's own that the question asks for ("its limitations") answers it
-        asked = settle(asked_section(standalone), (p.section for p in sources))
-        defined = defined or bool(of_section(asked, sources))
+        defined = defined or bool(of_section(pool.asked, sources))
         if not pool.cands or (
             not defined and abstains(evidence, self.settings.abstain_below, self.settings.abstain_evidence)
         ):
@@ -229,7 +229,7 @@ class ExtractiveAnswerer(Answerer):
             return listed
         found = self._rank(pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
         led = _asked_kind_first(kind, standalone, _definition_first(kind, found), pool.kinds_seen)
-        led, inside = _section_first(asked, led, sources)
+        led, inside = _section_first(pool.asked, led, sources)
         picked = _continued(self._select(led, taken=inside), sources)
         if not picked:
             return self._abstain(question, standalone, sources, evidence)
@@ -289,7 +289,7 @@ class ExtractiveAnswerer(Answerer):
         stored = self.stored(sources) if self.stored else {}
         chosen = _prefilter(cands)
         chosen += _section_openings(asked, cands, sources, chosen)
-        scored = _Pool(cands, chosen, stored, seen.text, local)
+        scored = _Pool(cands, chosen, stored, seen.text, local, asked)
         self._embed(seen.text, scored.chosen, scored.stored)
         return scored
 
