@@ -217,7 +217,20 @@ NAME_BONUS = 0.1  # a "which model / dataset / baseline" question is answered by
 KIND_BONUS = 0.2  # ... the more so when the name is of the kind asked for ("Which RL algorithm ...": GRPO)
 HEADING_PENALTY = 0.2  # a paragraph's run-in heading ("Dataset and Evaluation Metrics.") names a topic, answers nothing
 POINTER_PENALTY = 0.15  # "Results ... are reported in Table 4." says where the answer is, not what it is
+SETUP_BONUS = 0.05  # "Which base model ...?": "We initialize from ...", "We evaluate X on ..." say what was used
 SCORED_ON_BONUS = 0.1  # "What does X score on BrowseComp?": "43.4 on BrowseComp" is the number asked for
+_SETUP_VERBS = (
+    r"use|adopt|employ|evaluate|compare|train|fine-?tune|initiali[sz]e|build|buil|leverage|implement|test|validate|"
+    r"include|apply|appli|choose|chose|select|optimi[sz]e|perform|develop|utili[sz]e|consider|conduct|benchmark|"
+    r"experiment|measure|report|run|ran|start|base"
+)
+_SETS_UP = re.compile(
+    r"\b(?:we|our\s+(?:\w+\s+)?(?:model|method|system|approach|agent|framework|pipeline)s?)\b(?:\s+[\w\-]+){0,3}?\s+"
+    r"(?:" + _SETUP_VERBS + r")(?:s|d|ed|es|ing|t)?\b"
+    r"|\b(?:is|are|was|were)\s+(?:\w+ly\s+)?(?:used|adopted|employed|chosen|selected|trained|evaluated|fine-?tuned)\b"
+    r"|\b(?:based on|built (?:on|upon)|initiali[sz]ed (?:from|with)|on top of|(?:trained|fine-?tuned) (?:from|on))\b",
+    re.IGNORECASE,
+)
 _POINTS_AWAY = re.compile(
     r"\b(?:are|is|were|was|be)\s+(?:\w+ly\s+)?(?:shown|reported|presented|given|listed|summari[sz]ed|displayed|"
     r"illustrated|depicted|provided|detailed|described|discussed|found)\s+in\s+(?:the\s+)?(?:tables?|fig(?:ure)?s?\.?|"
@@ -342,6 +355,14 @@ def defining(text: str, subject: str) -> bool:
     return bool(subject) and (defines(text, subject) or introduces(text, subject))
 
 
+def says_what_was_used(text: str) -> bool:
+    """`text` says what the work used, built on or was tested on ("We fine-tune Qwen3-8B ...", "We evaluate X on
+    seven benchmarks", "The AqSolDB database was used to train ...", "Based on Qwen3 MoE models, ..."): the kind of
+    sentence that answers "which base model / benchmarks / baselines", where a claim of results ("X achieves the
+    best scores on four benchmarks") only mentions them."""
+    return bool(_SETS_UP.search(text))
+
+
 def run_in_heading(text: str) -> bool:
     """`text` reads as a paragraph's run-in heading ("Controlled comparison against trained baselines.", "Limitations
     of OPENSCHOLAR."): a few words, no question, no subject pronoun or auxiliary verb that would make it a
@@ -406,4 +427,6 @@ def type_bonus(
         bonus += NUMBER_BONUS + (SCORED_ON_BONUS if scored_on(question, text) else 0.0)
     if kind.answer == "entity" and question:
         bonus += name_bonus(kind, question, text, local or {})
+        if says_what_was_used(text):
+            bonus += SETUP_BONUS
     return bonus

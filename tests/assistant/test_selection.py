@@ -10,7 +10,16 @@ from assistant.answer_shape import arrange, compose, lead
 from assistant.extractive import usable
 from assistant.question_type import classify
 from assistant.selection import MODEL_PATH, candidates, load_model
-from assistant.sentence_features import CHEAP, FULL, asks_count, defines, numbers_in, scored_on, type_bonus
+from assistant.sentence_features import (
+    CHEAP,
+    FULL,
+    asks_count,
+    defines,
+    numbers_in,
+    says_what_was_used,
+    scored_on,
+    type_bonus,
+)
 from assistant.types import AnswerSentence, Citation, Passage
 from ingest.sentences import Sentence
 
@@ -111,6 +120,26 @@ def test_the_number_given_on_the_asked_benchmark_outranks_a_number_on_another() 
     assert type_bonus(kind, on_it, question) > type_bonus(kind, elsewhere, question)
     assert type_bonus(kind, named_only, question) == type_bonus(kind, elsewhere, question)  # "[8]" is no score
     assert not scored_on("How many papers does the corpus contain?", on_it)  # no benchmark asked about
+
+
+def test_a_which_question_prefers_the_sentence_that_says_what_was_used() -> None:
+    # the bench's "Which parser is used to obtain the semantic dependency graphs?" (docs/benchmarks.md)
+    question = "Which benchmarks are used to evaluate SDAR?"
+    kind = classify(question)
+    used = "We validated our method on ALFWorld (Shridhar et al., 2020), WebShop and Search-QA."
+    claim = "SDAR outperforms GRPO on ALFWorld, WebShop and Search-QA by a wide margin."
+    assert says_what_was_used(used) and not says_what_was_used(claim)
+    assert type_bonus(kind, used, question) > type_bonus(kind, claim, question)
+    for text in (
+        "We initialize our models from the Qwen3 MoE checkpoints.",
+        "The AqSolDB curated database was used to train the RNN model.",
+        "Based on the open-source Qwen3 MoE models, MiroThinker-1.7 is trained in four stages.",
+    ):
+        assert says_what_was_used(text), text
+    assert not says_what_was_used("Through our experiments, we arrive at a critical insight.")
+    # only a "which ..." question is nudged so
+    number = "How many benchmarks are used to evaluate SDAR?"
+    assert type_bonus(classify(number), used, number) == type_bonus(classify(number), claim, number)
 
 
 @pytest.mark.parametrize(
