@@ -231,6 +231,10 @@ _SETS_UP = re.compile(
     r"|\b(?:based on|built (?:on|upon)|initiali[sz]ed (?:from|with)|on top of|(?:trained|fine-?tuned) (?:from|on))\b",
     re.IGNORECASE,
 )
+_SECTION_POINTER = re.compile(
+    r"\(\s*(?:see\s+)?(?:§|sec(?:tion)?\.?)\s*\d[\d.]*\s*\)|\b(?:in|see)\s+(?:§|sec(?:tion)?\.?)\s*\d[\d.]*",
+    re.IGNORECASE,
+)
 _POINTS_AWAY = re.compile(
     r"\b(?:are|is|were|was|be)\s+(?:\w+ly\s+)?(?:shown|reported|presented|given|listed|summari[sz]ed|displayed|"
     r"illustrated|depicted|provided|detailed|described|discussed|found)\s+in\s+(?:the\s+)?(?:tables?|fig(?:ure)?s?\.?|"
@@ -355,6 +359,14 @@ def defining(text: str, subject: str) -> bool:
     return bool(subject) and (defines(text, subject) or introduces(text, subject))
 
 
+def points_away(text: str) -> bool:
+    """`text` says where an answer is and gives none: "Results are reported in Table 4.", "Finally, we compare
+    S2ORC with other corpora (§7)." (a paper's road map); a number beside the pointer is an answer."""
+    return bool(_POINTS_AWAY.search(text) or _SECTION_POINTER.search(text)) and not numbers_in(
+        _SECTION_POINTER.sub(" ", text)
+    )
+
+
 def says_what_was_used(text: str) -> bool:
     """`text` says what the work used, built on or was tested on ("We fine-tune Qwen3-8B ...", "We evaluate X on
     seven benchmarks", "The AqSolDB database was used to train ...", "Based on Qwen3 MoE models, ..."): the kind of
@@ -419,7 +431,7 @@ def type_bonus(
         bonus -= QUESTION_PENALTY
     if run_in_heading(text):
         bonus -= HEADING_PENALTY
-    if _POINTS_AWAY.search(text) and not numbers_in(text):
+    if points_away(text):
         bonus -= POINTER_PENALTY
     if kind.answer == "definition" and defining(text, kind.subject):
         bonus += DEFINES_BONUS

@@ -16,6 +16,7 @@ from assistant.sentence_features import (
     asks_count,
     defines,
     numbers_in,
+    points_away,
     says_what_was_used,
     scored_on,
     type_bonus,
@@ -140,6 +141,18 @@ def test_a_which_question_prefers_the_sentence_that_says_what_was_used() -> None
     # only a "which ..." question is nudged so
     number = "How many benchmarks are used to evaluate SDAR?"
     assert type_bonus(classify(number), used, number) == type_bonus(classify(number), claim, number)
+
+
+def test_a_road_map_sentence_that_points_to_a_section_is_no_answer() -> None:
+    question = "How does the corpus compare in size with other academic text corpora?"
+    kind = classify(question)
+    road_map = "Finally, we compare S2ORC with other publicly-available academic text corpora (§7)."
+    answer = "S2ORC contains three times more full text papers than PubMed Central, the next largest corpus."
+    assert points_away(road_map) and points_away("In Section 3, we describe the pipeline.")
+    assert type_bonus(kind, road_map, question) < type_bonus(kind, answer, question)
+    # a number beside the pointer answers: "§2.6" is not that number
+    assert not points_away("We resolve a total 380.5M citation links between papers (§2.6).")
+    assert points_away("Results are reported in Table 4.") and not points_away("Accuracy is 91% (Table 4).")
 
 
 @pytest.mark.parametrize(
