@@ -218,6 +218,8 @@ KIND_BONUS = 0.2  # ... the more so when the name is of the kind asked for ("Whi
 HEADING_PENALTY = 0.2  # a paragraph's run-in heading ("Dataset and Evaluation Metrics.") names a topic, answers nothing
 POINTER_PENALTY = 0.15  # "Results ... are reported in Table 4." says where the answer is, not what it is
 SETUP_BONUS = 0.05  # "Which base model ...?": "We initialize from ...", "We evaluate X on ..." say what was used
+LIST_BONUS = 0.1  # "Which benchmarks ...?" asks for several: a sentence that names three or more new ones lists them
+LIST_NAMES = 3
 SCORED_ON_BONUS = 0.1  # "What does X score on BrowseComp?": "43.4 on BrowseComp" is the number asked for
 _SETUP_VERBS = (
     r"use|adopt|employ|evaluate|compare|train|fine-?tune|initiali[sz]e|build|buil|leverage|implement|test|validate|"
@@ -229,6 +231,11 @@ _SETS_UP = re.compile(
     r"(?:" + _SETUP_VERBS + r")(?:s|d|ed|es|ing|t)?\b"
     r"|\b(?:is|are|was|were)\s+(?:\w+ly\s+)?(?:used|adopted|employed|chosen|selected|trained|evaluated|fine-?tuned)\b"
     r"|\b(?:based on|built (?:on|upon)|initiali[sz]ed (?:from|with)|on top of|(?:trained|fine-?tuned) (?:from|on))\b",
+    re.IGNORECASE,
+)
+_ASKS_SEVERAL = re.compile(
+    r"\b(?:which|what)\b(?:\s+[\w\-]+){0,3}?\s+(?:benchmarks|datasets|data sets|baselines|metrics|methods|models|"
+    r"tools|systems|tasks|features|algorithms|languages|approaches|corpora|techniques|parsers|solvers|variants)\b",
     re.IGNORECASE,
 )
 _SECTION_POINTER = re.compile(
@@ -367,6 +374,12 @@ def points_away(text: str) -> bool:
     )
 
 
+def lists_what_is_asked(question: str, text: str) -> bool:
+    """`question` asks for several things of a kind ("Which baselines is CAST compared against?") and `text` names
+    `LIST_NAMES` or more that the question does not give ("... GRPO, GSPO, and DAPO"): it lists them."""
+    return bool(_ASKS_SEVERAL.search(question)) and len(set(new_names(question, text))) >= LIST_NAMES
+
+
 def says_what_was_used(text: str) -> bool:
     """`text` says what the work used, built on or was tested on ("We fine-tune Qwen3-8B ...", "We evaluate X on
     seven benchmarks", "The AqSolDB database was used to train ...", "Based on Qwen3 MoE models, ..."): the kind of
@@ -441,4 +454,6 @@ def type_bonus(
         bonus += name_bonus(kind, question, text, local or {})
         if says_what_was_used(text):
             bonus += SETUP_BONUS
+        if lists_what_is_asked(question, text):
+            bonus += LIST_BONUS
     return bonus

@@ -15,6 +15,7 @@ from assistant.sentence_features import (
     FULL,
     asks_count,
     defines,
+    lists_what_is_asked,
     numbers_in,
     points_away,
     says_what_was_used,
@@ -128,7 +129,7 @@ def test_a_which_question_prefers_the_sentence_that_says_what_was_used() -> None
     question = "Which benchmarks are used to evaluate SDAR?"
     kind = classify(question)
     used = "We validated our method on ALFWorld (Shridhar et al., 2020), WebShop and Search-QA."
-    claim = "SDAR outperforms GRPO on ALFWorld, WebShop and Search-QA by a wide margin."
+    claim = "SDAR outperforms the baselines on ALFWorld, WebShop and Search-QA by a wide margin."
     assert says_what_was_used(used) and not says_what_was_used(claim)
     assert type_bonus(kind, used, question) > type_bonus(kind, claim, question)
     for text in (
@@ -141,6 +142,19 @@ def test_a_which_question_prefers_the_sentence_that_says_what_was_used() -> None
     # only a "which ..." question is nudged so
     number = "How many benchmarks are used to evaluate SDAR?"
     assert type_bonus(classify(number), used, number) == type_bonus(classify(number), claim, number)
+
+
+def test_a_question_that_asks_for_several_prefers_the_sentence_that_lists_them() -> None:
+    # the 15-paper set's CAST paper (bench_more_pdfs): its lead was the results claim
+    question = "Which baselines is CAST compared against?"
+    kind = classify(question)
+    listed = "For trained baselines, we compare against GRPO (Shao et al., 2024), GSPO (Zheng et al., 2025), and DAPO."
+    claim = "CAST achieves the best performance, consistently outperforming outcome-only RLVR baselines and GiGPO."
+    assert lists_what_is_asked(question, listed) and not lists_what_is_asked(question, claim)
+    assert type_bonus(kind, listed, question) > type_bonus(kind, claim, question)
+    # one thing asked for, or names the question gives itself, are no list
+    assert not lists_what_is_asked("Which RL algorithm does CAST build on?", listed)
+    assert not lists_what_is_asked("Which baselines do GRPO, GSPO and DAPO beat?", listed)
 
 
 def test_a_road_map_sentence_that_points_to_a_section_is_no_answer() -> None:
