@@ -437,8 +437,9 @@ def type_bonus(
     """How much what the question asks for moves a sentence's rank: up for the defining sentence of a "what is
     X" question, for a number that answers a number question and for a name the question does not give that
     answers a "which ..." question (when `question` is given; `name_bonus`, with `local`, what the passages say
-    each name is), down for a figure or table caption, for a sentence that is itself a question and for a
-    paragraph's run-in heading."""
+    each name is; more when the sentence says what the work used or lists several things asked for), down for a
+    figure or table caption, for a sentence that is itself a question, for a paragraph's run-in heading and for
+    one that points to a table, figure or section and gives no number."""
     bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
     if _ASKS.search(text):
         bonus -= QUESTION_PENALTY
