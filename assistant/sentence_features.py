@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from assistant.entities import expands, family_kind, names
 from assistant.question_type import QuestionType
-from assistant.scoring import overlap
+from assistant.scoring import overlap, terms
 
 _NUMBER = re.compile(
     r"(?<![\w.\[])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?:%|percent|[kKMB]\b|million|billion|thousand|hours?|"
@@ -220,6 +220,7 @@ POINTER_PENALTY = 0.15  # "Results ... are reported in Table 4." says where the 
 SETUP_BONUS = 0.05  # "Which base model ...?": "We initialize from ...", "We evaluate X on ..." say what was used
 LIST_BONUS = 0.1  # "Which benchmarks ...?" asks for several: a sentence that names three or more new ones lists them
 LIST_NAMES = 3
+RESTATES_PENALTY = 0.3  # a sentence made only of the question's words ("Retrieval Augmented Prompt Tuning (RAPT)")
 SCORED_ON_BONUS = 0.1  # "What does X score on BrowseComp?": "43.4 on BrowseComp" is the number asked for
 _SETUP_VERBS = (
     r"use|adopt|employ|evaluate|compare|train|fine-?tune|initiali[sz]e|build|buil|leverage|implement|test|validate|"
@@ -249,6 +250,18 @@ _POINTS_AWAY = re.compile(
     r"in\s+(?:tables?|fig(?:ure)?s?\.?)\s*\d",
     re.IGNORECASE,
 )
+# a paper's road map in words: "In this section, we introduce our proposed approaches: ...", "Finally, we discuss
+# how a two-step process ...", "The study answers the following questions:" announce what comes, say none of it
+_ANNOUNCES = re.compile(
+    r"^\s*(?:(?:in\s+this|in\s+the\s+(?:next|following))\s+(?:section|subsection|paper|work|chapter|part)|here|below|"
+    r"next|finally|first(?:ly)?|then|now)\s*,?\s+we\s+(?:will\s+|further\s+|briefly\s+|first\s+|now\s+)?(?:introduce|"
+    r"present|describe|discuss|detail|explain|outline|sketch|review|summari[sz]e|elaborate)\b"
+    r"|\bwe\s+(?:will\s+|then\s+|also\s+)?(?:discuss|describe|explain|outline|sketch|elaborate on)\s+(?:how|what|why|"
+    r"whether|the following)\b"
+    r"|\b(?:the\s+following|as\s+follows)(?:\s+[\w\-]+){0,2}\s*:\s*$|\bthe\s+following\s+(?:research\s+)?questions\s*:",
+    re.IGNORECASE,
+)
+_SAYS_WHAT = re.compile(r",\s*(?:which|that)\s+(?:is|are)\b|\b(?:is|are)\s+(?:a|an)\b", re.IGNORECASE)
 RUN_IN_WORDS = 6  # the most words a run-in heading has
 # what makes a few words a statement rather than a heading: a subject pronoun or an auxiliary verb
 _STATES = re.compile(
@@ -374,6 +387,21 @@ def points_away(text: str) -> bool:
     )
 
 
+def announces(text: str) -> bool:
+    """`text` announces what comes and says none of it ("In this section, we introduce our proposed approaches:
+    RAPT and NC-RAPT.", "Finally, we discuss how ...", "The study answers the following questions: ..."); one that
+    says what the announced thing is ("we introduce RAPT, which is a synergy of ...") or gives a number does not."""
+    return bool(_ANNOUNCES.search(text)) and not _SAYS_WHAT.search(text) and not numbers_in(text)
+
+
+def restates(question: str, text: str) -> bool:
+    """Every keyword of `text` is one of `question`'s: a heading or a sentence that repeats the question's words
+    ("Retrieval Augmented Prompt Tuning (RAPT)" for "What is Retrieval Augmented Prompt Tuning (RAPT)?") adds
+    nothing to it."""
+    asked, said = terms([question, text])
+    return bool(said) and said <= asked
+
+
 def lists_what_is_asked(question: str, text: str) -> bool:
     """`question` asks for several things of a kind ("Which baselines is CAST compared against?") and `text` names
     `LIST_NAMES` or more that the question does not give ("... GRPO, GSPO, and DAPO"): it lists them."""
@@ -445,8 +473,10 @@ def type_bonus(
         bonus -= QUESTION_PENALTY
     if run_in_heading(text):
         bonus -= HEADING_PENALTY
-    if points_away(text):
+    if points_away(text) or announces(text):
         bonus -= POINTER_PENALTY
+    if question and restates(question, text):
+        bonus -= RESTATES_PENALTY
     if kind.answer == "definition" and defining(text, kind.subject):
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text, words=asks_count(question)):

@@ -13,11 +13,13 @@ from assistant.selection import MODEL_PATH, candidates, load_model
 from assistant.sentence_features import (
     CHEAP,
     FULL,
+    announces,
     asks_count,
     defines,
     lists_what_is_asked,
     numbers_in,
     points_away,
+    restates,
     says_what_was_used,
     scored_on,
     type_bonus,
@@ -167,6 +169,33 @@ def test_a_road_map_sentence_that_points_to_a_section_is_no_answer() -> None:
     # a number beside the pointer answers: "§2.6" is not that number
     assert not points_away("We resolve a total 380.5M citation links between papers (§2.6).")
     assert points_away("Results are reported in Table 4.") and not points_away("Accuracy is 91% (Table 4).")
+
+
+def test_a_sentence_that_announces_what_comes_is_no_answer() -> None:
+    question = "What is Retrieval Augmented Prompt Tuning (RAPT)?"
+    kind = classify(question)
+    announced = (
+        "In this section, we introduce our proposed approaches: Retrieval Augmented Prompt Tuning (RAPT) and NCRAPT."
+    )
+    defined = (
+        "In this section, we introduce our first approach, RAPT, which is a synergy of a retriever and prompt tuning."
+    )
+    assert announces(announced) and not announces(defined)
+    assert type_bonus(kind, announced, question) < type_bonus(kind, defined, question)
+    assert announces("Finally, we discuss how a two-step process of explaining predictions can uncover relationships.")
+    assert announces("The study answers the following questions: RQ1-How did participants use Paper Plain's features?")
+    # what follows the colon answers, or a number does
+    assert not announces("Paper Plain was designed with the following features: (1) Term Definitions from the web.")
+    assert not announces("In this section, we describe the 3 datasets.")
+    assert not announces("We suggest the following attributes can be used to evaluate explanations.")
+
+
+def test_a_sentence_made_only_of_the_questions_words_adds_nothing() -> None:
+    question = "What is Retrieval Augmented Prompt Tuning (RAPT)?"
+    heading = "Retrieval Augmented Prompt Tuning (RAPT)"
+    answer = "RAPT augments prompt tuning with examples retrieved by kNN search."
+    assert restates(question, heading) and not restates(question, answer)
+    assert type_bonus(classify(question), heading, question) < type_bonus(classify(question), answer, question)
 
 
 @pytest.mark.parametrize(
