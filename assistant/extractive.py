@@ -25,7 +25,14 @@ from assistant.lists import list_answer
 from assistant.question_type import QuestionType, classify
 from assistant.scoring import idf_weights, mix, overlap, query_weight, similarities, terms
 from assistant.selection import candidates, lexical, rescore
-from assistant.sentence_features import introduces, names_asked_kind, run_in_heading, type_bonus
+from assistant.sentence_features import (
+    RESTATES_PENALTY,
+    introduces,
+    names_asked_kind,
+    repeats_title,
+    run_in_heading,
+    type_bonus,
+)
 from assistant.stored_sentences import StoredLookup
 from assistant.types import Answer, AnswerSentence, Citation, Passage
 from ingest.sentences import Sentence, split_sentences, usable
@@ -286,6 +293,8 @@ class ExtractiveAnswerer(Answerer):
         for cand in cands:  # "What are the limitations of X?": its Limitations section's sentences
             if in_section(asked, sources[cand.source].section, cand.sentence.text):
                 cand.bonus += SECTION_BONUS
+            if repeats_title(cand.sentence.text, sources[cand.source].title):
+                cand.bonus -= RESTATES_PENALTY
         stored = self.stored(sources) if self.stored else {}
         chosen = _prefilter(cands)
         chosen += _section_openings(asked, cands, sources, chosen)

@@ -220,6 +220,8 @@ POINTER_PENALTY = 0.15  # "Results ... are reported in Table 4." says where the 
 SETUP_BONUS = 0.05  # "Which base model ...?": "We initialize from ...", "We evaluate X on ..." say what was used
 LIST_BONUS = 0.1  # "Which benchmarks ...?" asks for several: a sentence that names three or more new ones lists them
 LIST_NAMES = 3
+FUTURE_PENALTY = 0.1  # "Future work can explore ..." says what is not done: no answer unless future work is asked
+MEANS_BONUS = 0.1  # "How does X do Y?": a sentence that says by what means ("we segment ... on conjunctions")
 RESTATES_PENALTY = 0.3  # a sentence made only of the question's words ("Retrieval Augmented Prompt Tuning (RAPT)")
 SCORED_ON_BONUS = 0.1  # "What does X score on BrowseComp?": "43.4 on BrowseComp" is the number asked for
 _SETUP_VERBS = (
@@ -259,6 +261,21 @@ _ANNOUNCES = re.compile(
     r"|\bwe\s+(?:will\s+|then\s+|also\s+)?(?:discuss|describe|explain|outline|sketch|elaborate on)\s+(?:how|what|why|"
     r"whether|the following)\b"
     r"|\b(?:the\s+following|as\s+follows)(?:\s+[\w\-]+){0,2}\s*:\s*$|\bthe\s+following\s+(?:research\s+)?questions\s*:",
+    re.IGNORECASE,
+)
+_FUTURE = re.compile(
+    r"\bfuture (?:work|research|directions?|studies|versions?)\b|\bwe (?:plan|hope|intend) to\b|\bleave\b.{0,40}\bfor "
+    r"future\b|\bremains? to be (?:explored|seen|studied|investigated)\b",
+    re.IGNORECASE,
+)
+_ASKS_AHEAD = re.compile(r"\b(?:future|next|open|challenges?|plan|limitations?|directions?)\b", re.IGNORECASE)
+_ASKS_HOW = re.compile(r"^\s*how\s+(?:does|do|did|is|are|was|were|can|could)\b", re.IGNORECASE)
+# how something compares or was evaluated asks for a result, not a means
+_ASKS_HOW_WELL = re.compile(r"\b(?:compar\w*|evaluat\w*|assess\w*|perform\w*|differ\w*|tested|validated)\b", re.I)
+_BY_MEANS = re.compile(
+    r"\b(?:by|through|via)\s+(?:\w+ly\s+)?\w+ing\b|\busing\b|\b(?:relies|rely|relying|based)\s+on\b"
+    r"|\bwe\s+(?:first\s+|then\s+|also\s+)?(?:compute|convert|segment|score|extract|use|apply|define|generate|retrieve|"
+    r"combine|select|filter|cluster|measure|estimate|split|map|link|match|identify|detect|sample|construct|feed)\w*\b",
     re.IGNORECASE,
 )
 _SAYS_WHAT = re.compile(r",\s*(?:which|that)\s+(?:is|are)\b|\b(?:is|are)\s+(?:a|an)\b", re.IGNORECASE)
@@ -394,6 +411,30 @@ def announces(text: str) -> bool:
     return bool(_ANNOUNCES.search(text)) and not _SAYS_WHAT.search(text) and not numbers_in(text)
 
 
+def looks_ahead(question: str, text: str) -> bool:
+    """`text` says what is left for later ("Future work can explore ...", "One main area of future research is
+    ...") and `question` does not ask what comes next or what is missing: it does not say what the work did."""
+    return bool(_FUTURE.search(text)) and not _ASKS_AHEAD.search(question)
+
+
+def _plain(text: str) -> str:
+    return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
+
+
+def repeats_title(text: str, title: str) -> bool:
+    """`text` is the paper's title or a piece of it ("PaperMage: A Unified Toolkit for Processing, Representing,
+    and", the title page's lines read as a sentence): it names the paper and answers nothing."""
+    said = _plain(text)
+    return len(said.split()) >= 3 and said in _plain(title)
+
+
+def says_how(question: str, text: str) -> bool:
+    """`question` asks how something is done ("How are summaries split into fine-grained units?") and `text` says by
+    what means ("we segment sentences on conjunctions ...", "... relies on the piezoresistive effect", "by averaging
+    ...", "using a k-nearest-neighbour search")."""
+    return bool(_ASKS_HOW.search(question) and not _ASKS_HOW_WELL.search(question) and _BY_MEANS.search(text))
+
+
 def restates(question: str, text: str) -> bool:
     """Every keyword of `text` is one of `question`'s: a heading or a sentence that repeats the question's words
     ("Retrieval Augmented Prompt Tuning (RAPT)" for "What is Retrieval Augmented Prompt Tuning (RAPT)?") adds
@@ -477,6 +518,10 @@ def type_bonus(
         bonus -= POINTER_PENALTY
     if question and restates(question, text):
         bonus -= RESTATES_PENALTY
+    if question and looks_ahead(question, text):
+        bonus -= FUTURE_PENALTY
+    if kind.answer in ("other", "formula") and says_how(question, text):
+        bonus += MEANS_BONUS
     if kind.answer == "definition" and defining(text, kind.subject):
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text, words=asks_count(question)):

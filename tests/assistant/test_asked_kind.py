@@ -140,3 +140,19 @@ def test_a_model_named_by_a_word_a_hyphen_and_a_version_is_a_name_of_its_familys
     judge = "Both phases use an LLM judge (Gemini-3-Flash) with structured JSON output."
     assert name_bonus(classify(question), question, judge, {}) == KIND_BONUS
     assert name_bonus(classify(question), question, "A privileged LLM judge scores every candidate.", {}) == 0.0
+
+
+def test_the_title_read_as_a_sentence_does_not_lead(corpus: Store) -> None:
+    """The title page's lines read as a sentence repeat the paper's title and would lead a "how" question on
+    keywords alone; the sentence that says how leads."""
+    title = "PaperMage: A Unified Toolkit for Processing, Representing, and Manipulating Scientific Documents"
+    sources = [
+        Passage("c1", "papermage", title, [], 2023, None, 1, 1,
+                "PaperMage: A Unified Toolkit for Processing, Representing, and", number=1),
+        Passage("c2", "papermage", title, [], 2023, None, 3, 3,
+                "A document is represented as layers of entities, each entity a list of spans and boxes.", number=2),
+    ]  # fmt: skip
+    question = "How does PaperMage represent a scientific document?"
+    settings = corpus.settings.answer.model_copy(update={"abstain_below": 0.0, "abstain_evidence": 0.0})
+    answer = ExtractiveAnswerer(corpus.embedder, settings).answer(question, question, sources)
+    assert answer.sentences[0].text.startswith("A document is represented"), [s.text for s in answer.sentences]

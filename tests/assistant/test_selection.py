@@ -17,9 +17,12 @@ from assistant.sentence_features import (
     asks_count,
     defines,
     lists_what_is_asked,
+    looks_ahead,
     numbers_in,
     points_away,
+    repeats_title,
     restates,
+    says_how,
     says_what_was_used,
     scored_on,
     type_bonus,
@@ -188,6 +191,42 @@ def test_a_sentence_that_announces_what_comes_is_no_answer() -> None:
     assert not announces("Paper Plain was designed with the following features: (1) Term Definitions from the web.")
     assert not announces("In this section, we describe the 3 datasets.")
     assert not announces("We suggest the following attributes can be used to evaluate explanations.")
+
+
+def test_future_work_is_no_answer_unless_what_comes_next_is_asked() -> None:
+    question = "How was the training data for OpenScholar-8B created?"
+    future = "Future work can explore training that further improves OpenScholar-8B."
+    answer = (
+        "We generate synthetic queries from sampled datastore passages and use the outputs to train OpenScholar-8B."
+    )
+    assert looks_ahead(question, future) and not looks_ahead(question, answer)
+    assert type_bonus(classify(question), future, question) < type_bonus(classify(question), answer, question)
+    assert not looks_ahead("What future work do the authors plan?", future)
+    assert not looks_ahead("What are the limitations of OpenScholar?", future)
+
+
+def test_a_how_question_is_answered_by_the_means() -> None:
+    question = "How are bibliography entries linked to papers in the corpus?"
+    means = "For linking, we score each bibliography entry and paper cluster pair using a similarity score of titles."
+    claim = (
+        "Each bibliography entry in both GROBID and LATEX parses is linked to the most similar papers in the corpus."
+    )
+    assert says_how(question, means) and not says_how(question, claim)
+    assert type_bonus(classify(question), means, question) > type_bonus(classify(question), claim, question)
+    assert says_how("How are summaries split into units?", "Hence, we segment sentences on conjunctions.")
+    # how something compares or was evaluated asks for a result
+    assert not says_how(
+        "How was the quality of the extraction evaluated?", "They evaluate it using a corpus of 5k papers."
+    )
+
+
+def test_a_piece_of_the_papers_title_is_no_answer() -> None:
+    title = (
+        "PaperMage: A Unified Toolkit for Processing, Representing, and Manipulating Visually-Rich Scientific Documents"
+    )
+    assert repeats_title("PaperMage: A Unified Toolkit for Processing, Representing, and", title)
+    assert not repeats_title("PaperMage is a unified toolkit for processing scientific documents.", title)
+    assert not repeats_title("PaperMage", title)  # a name alone is left to the other rules
 
 
 def test_a_sentence_made_only_of_the_questions_words_adds_nothing() -> None:
