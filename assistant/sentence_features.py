@@ -220,7 +220,7 @@ POINTER_PENALTY = 0.15  # "Results ... are reported in Table 4." says where the 
 SETUP_BONUS = 0.05  # "Which base model ...?": "We initialize from ...", "We evaluate X on ..." say what was used
 LIST_BONUS = 0.1  # "Which benchmarks ...?" asks for several: a sentence that names three or more new ones lists them
 LIST_NAMES = 3
-FUTURE_PENALTY = 0.1  # "Future work can explore ..." says what is not done: no answer unless future work is asked
+FUTURE_PENALTY = 0.1  # "Future work can explore ..." says what is not done: no answer unless what comes next is asked
 MEANS_BONUS = 0.1  # "How does X do Y?": a sentence that says by what means ("we segment ... on conjunctions")
 RESTATES_PENALTY = 0.3  # a sentence made only of the question's words ("Retrieval Augmented Prompt Tuning (RAPT)")
 SCORED_ON_BONUS = 0.1  # "What does X score on BrowseComp?": "43.4 on BrowseComp" is the number asked for
@@ -268,7 +268,7 @@ _FUTURE = re.compile(
     r"future\b|\bremains? to be (?:explored|seen|studied|investigated)\b",
     re.IGNORECASE,
 )
-_ASKS_AHEAD = re.compile(r"\b(?:future|next|open|challenges?|plan|limitations?|directions?)\b", re.IGNORECASE)
+_ASKS_AHEAD = re.compile(r"\b(?:future|next|open|challenges?|plan|directions?)\b", re.IGNORECASE)
 _ASKS_HOW = re.compile(r"^\s*how\s+(?:does|do|did|is|are|was|were|can|could)\b", re.IGNORECASE)
 # how something compares or was evaluated asks for a result, not a means
 _ASKS_HOW_WELL = re.compile(r"\b(?:compar\w*|evaluat\w*|assess\w*|perform\w*|differ\w*|tested|validated)\b", re.I)
@@ -413,7 +413,8 @@ def announces(text: str) -> bool:
 
 def looks_ahead(question: str, text: str) -> bool:
     """`text` says what is left for later ("Future work can explore ...", "One main area of future research is
-    ...") and `question` does not ask what comes next or what is missing: it does not say what the work did."""
+    ...") and `question` does not ask what comes next: it says neither what the work did nor what it lacks ("What are
+    the limitations of RubricEM?" is answered by "Another limitation is that we use Gemini Flash as the judge")."""
     return bool(_FUTURE.search(text)) and not _ASKS_AHEAD.search(question)
 
 
