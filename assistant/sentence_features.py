@@ -222,6 +222,7 @@ LIST_BONUS = 0.1  # "Which benchmarks ...?" asks for several: a sentence that na
 LIST_NAMES = 3
 FUTURE_PENALTY = 0.1  # "Future work can explore ..." says what is not done: no answer unless what comes next is asked
 MEANS_BONUS = 0.1  # "How does X do Y?": a sentence that says by what means ("we segment ... on conjunctions")
+CHANGE_BONUS = 0.05  # "How much does X improve ...?": "lifts the average from 44.7 to 62.1", "+9.4%" say how much
 RESTATES_PENALTY = 0.3  # a sentence made only of the question's words ("Retrieval Augmented Prompt Tuning (RAPT)")
 SCORED_ON_BONUS = 0.1  # "What does X score on BrowseComp?": "43.4 on BrowseComp" is the number asked for
 _SETUP_VERBS = (
@@ -276,6 +277,19 @@ _BY_MEANS = re.compile(
     r"\b(?:by|through|via)\s+(?:\w+ly\s+)?\w+ing\b|\busing\b|\b(?:relies|rely|relying|based)\s+on\b"
     r"|\bwe\s+(?:first\s+|then\s+|also\s+)?(?:compute|convert|segment|score|extract|use|apply|define|generate|retrieve|"
     r"combine|select|filter|cluster|measure|estimate|split|map|link|match|identify|detect|sample|construct|feed)\w*\b",
+    re.IGNORECASE,
+)
+_ASKS_CHANGE = re.compile(
+    r"\b(?:improv\w*|gains?|reduc\w*|increas\w*|decreas\w*|faster|slower|efficien\w*|better|worse|boost\w*|lift\w*|"
+    r"outperform\w*|drops?|speed-?ups?|more|less|fewer)\b",
+    re.IGNORECASE,
+)
+_N = r"\d+(?:\.\d+)?"
+_CHANGE = re.compile(
+    rf"\bfrom\s+{_N}%?\s+to\s+{_N}|(?<![\w.])[+−]\s?{_N}\s*(?:%|points?|pp|pts)?|\bby\s+(?:about\s+|over\s+|up to\s+|"
+    rf"nearly\s+|almost\s+)?{_N}\s*(?:%|points?|pp|x\b|×|times)|{_N}\s*(?:x|×|times|-fold)\s+(?:faster|fewer|more|less|"
+    rf"smaller|larger|higher|lower|better)|{_N}\s*(?:%|points?|pp)\s+(?:higher|lower|better|worse|more|less|fewer|"
+    rf"improvement|gain|increase|decrease|reduction|absolute|relative)",
     re.IGNORECASE,
 )
 _SAYS_WHAT = re.compile(r",\s*(?:which|that)\s+(?:is|are)\b|\b(?:is|are)\s+(?:a|an)\b", re.IGNORECASE)
@@ -429,6 +443,12 @@ def repeats_title(text: str, title: str) -> bool:
     return len(said.split()) >= 3 and said in _plain(title)
 
 
+def states_change(question: str, text: str) -> bool:
+    """`question` asks by how much something changed ("How much does CAST improve over the baselines?") and `text`
+    gives a change: "from 44.7 to 62.1", "+9.4%", "by 12%", "3x faster", "6.2 points higher"."""
+    return bool(_ASKS_CHANGE.search(question) and _CHANGE.search(text))
+
+
 def says_how(question: str, text: str) -> bool:
     """`question` asks how something is done ("How are summaries split into fine-grained units?") and `text` says by
     what means ("we segment sentences on conjunctions ...", "... relies on the piezoresistive effect", "by averaging
@@ -527,6 +547,7 @@ def type_bonus(
         bonus += DEFINES_BONUS
     if kind.answer == "number" and numbers_in(text, words=asks_count(question)):
         bonus += NUMBER_BONUS + (SCORED_ON_BONUS if scored_on(question, text) else 0.0)
+        bonus += CHANGE_BONUS if states_change(question, text) else 0.0
     if kind.answer == "entity" and question:
         bonus += name_bonus(kind, question, text, local or {})
         if says_what_was_used(text):

@@ -25,6 +25,7 @@ from assistant.sentence_features import (
     says_how,
     says_what_was_used,
     scored_on,
+    states_change,
     type_bonus,
 )
 from assistant.types import AnswerSentence, Citation, Passage
@@ -218,6 +219,17 @@ def test_a_how_question_is_answered_by_the_means() -> None:
     assert not says_how(
         "How was the quality of the extraction evaluated?", "They evaluate it using a corpus of 5k papers."
     )
+
+
+def test_how_much_something_improves_is_answered_by_the_change() -> None:
+    question = "How much more efficient is MiroThinker-1.7 than the previous MiroThinker version?"
+    change = "MiroThinker-1.7-mini reaches 16.7% better performance with about 43.0% less rounds than MiroThinker-1.5."
+    setup = "We compare MiroThinker-1.5 and 1.7-mini under identical parameter budgets (30B) across five benchmarks."
+    assert states_change(question, change) and not states_change(question, setup)
+    assert type_bonus(classify(question), change, question) > type_bonus(classify(question), setup, question)
+    assert states_change("How much does CAST improve?", "The signal lifts the ID average from 44.7 to 62.1.")
+    assert states_change("How much does SDAR improve over GRPO?", "SDAR gains over GRPO (+9.4% on ALFWorld).")
+    assert not states_change("How many steps does CAST train for?", "It lifts the average from 44.7 to 62.1.")
 
 
 def test_a_piece_of_the_papers_title_is_no_answer() -> None:
