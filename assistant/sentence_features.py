@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any
 
 from assistant.entities import expands, family_kind, names
 from assistant.question_type import QuestionType
@@ -111,11 +112,18 @@ class Query:
     subject: str = ""  # lower-cased thing to define
 
 
+@lru_cache(maxsize=4096)
+def _unpointed(text: str) -> str:
+    """`text` without its citation markers and the numbers of what it points to ("Table 4", "[12]"), read once
+    per sentence however many rules look at its numbers."""
+    return _POINTER.sub(" ", _CITATION.sub(" ", text))
+
+
 def numbers_in(text: str, words: bool = False) -> int:
     """Quantities in `text`: numbers that are not years, citation numbers, list markers or the numbers of a section,
     figure, table or equation the sentence points to ("in Section 3"); with `words`, counts written as words too
     ("Six participants were recruited": what a "how many" question may be answered by)."""
-    text = _POINTER.sub(" ", _CITATION.sub(" ", text))
+    text = _unpointed(text)
     spans = [m.group(0) for m in _NUMBER.finditer(text)]
     return sum(not _YEAR.match(s.strip()) for s in spans) + (len(_NUMBER_WORD.findall(text)) if words else 0)
 
@@ -223,6 +231,8 @@ LIST_NAMES = 3
 FUTURE_PENALTY = 0.1  # "Future work can explore ..." says what is not done: no answer unless what comes next is asked
 MEANS_BONUS = 0.1  # "How does X do Y?": a sentence that says by what means ("we segment ... on conjunctions")
 CHANGE_BONUS = 0.05  # "How much does X improve ...?": "lifts the average from 44.7 to 62.1", "+9.4%" say how much
+MEASURE_BONUS = 0.05  # "What precision does the Selector reach?": the number next to "precision", not to "recall"
+MEASURE_WORDS = 3  # how near, in words, the asked measure is to the number
 RESTATES_PENALTY = 0.3  # a sentence made only of the question's words ("Retrieval Augmented Prompt Tuning (RAPT)")
 SCORED_ON_BONUS = 0.1  # "What does X score on BrowseComp?": "43.4 on BrowseComp" is the number asked for
 _SETUP_VERBS = (
@@ -449,6 +459,52 @@ def states_change(question: str, text: str) -> bool:
     return bool(_ASKS_CHANGE.search(question) and _CHANGE.search(text))
 
 
+# the words of a number question that name no measure: "How much ... does ... reach?"
+_ASKING_WORDS = (
+    "what which how much many does do did is are was were be the a an of in on to for by with at from its their "
+    "reach reaches achieve achieves get gets obtain obtains has have had there"
+)
+
+
+@lru_cache(maxsize=1)
+def _asking_terms() -> frozenset[str]:
+    return frozenset(terms([_ASKING_WORDS])[0])
+
+
+@lru_cache(maxsize=256)
+def _measure_terms(question: str) -> frozenset[str]:
+    """The words of `question` that may name what is measured ("precision", "power", "gauge factor"): its keywords
+    less the asking words and the names it gives (the paper's name is next to every number of the paper)."""
+    named = terms([" ".join(names(question))])[0] if names(question) else set()
+    return frozenset(terms([question])[0] - _asking_terms() - named)
+
+
+def measures_asked(question: str, text: str) -> bool:
+    """A number in `text` has one of the question's measure words within `MEASURE_WORDS` words of it: "the
+    Selector's precision reaches 95%" for "What precision does PaSa's Selector reach?", where "surpasses ... by
+    11.12% in recall, with similar precision" gives the number of another measure."""
+    asked = _measure_terms(question)
+    if not asked or not _NUMBER.search(text):
+        return False
+    clean = _unpointed(text)
+    starts = [m.start() for m in _NUMBER.finditer(clean) if not _YEAR.match(m.group(0).strip())]
+    if not starts:
+        return False
+    words = clean.split()
+    at = [len(clean[:start].split()) for start in starts]  # the word each number starts
+    near = {j for i in at for j in range(max(0, i - MEASURE_WORDS), min(len(words), i + MEASURE_WORDS + 1))}
+    said = [p for j in sorted(near) for p in re.findall(r"[a-z]{2,}", words[j].lower())]
+    return not asked.isdisjoint(_stemmer().stemWords(said))
+
+
+@lru_cache(maxsize=1)
+def _stemmer() -> Any:
+    """The keyword index's stemmer (Snowball English), for single words."""
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
 def says_how(question: str, text: str) -> bool:
     """`question` asks how something is done ("How are summaries split into fine-grained units?") and `text` says by
     what means ("we segment sentences on conjunctions ...", "... relies on the piezoresistive effect", "by averaging
@@ -548,6 +604,7 @@ def type_bonus(
     if kind.answer == "number" and numbers_in(text, words=asks_count(question)):
         bonus += NUMBER_BONUS + (SCORED_ON_BONUS if scored_on(question, text) else 0.0)
         bonus += CHANGE_BONUS if states_change(question, text) else 0.0
+        bonus += MEASURE_BONUS if not asks_count(question) and measures_asked(question, text) else 0.0
     if kind.answer == "entity" and question:
         bonus += name_bonus(kind, question, text, local or {})
         if says_what_was_used(text):

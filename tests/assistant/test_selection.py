@@ -18,6 +18,7 @@ from assistant.sentence_features import (
     defines,
     lists_what_is_asked,
     looks_ahead,
+    measures_asked,
     numbers_in,
     points_away,
     repeats_title,
@@ -126,7 +127,8 @@ def test_the_number_given_on_the_asked_benchmark_outranks_a_number_on_another() 
     assert scored_on(question, on_it) and scored_on(question, in_brackets)
     assert not scored_on(question, elsewhere) and not scored_on(question, "The benchmark holds 1,266 questions.")
     assert type_bonus(kind, on_it, question) > type_bonus(kind, elsewhere, question)
-    assert type_bonus(kind, named_only, question) == type_bonus(kind, elsewhere, question)  # "[8]" is no score
+    # "[8]" is no score: the benchmark named beside other numbers earns nothing over scores on other benchmarks
+    assert type_bonus(kind, named_only, question) <= type_bonus(kind, elsewhere, question)
     assert not scored_on("How many papers does the corpus contain?", on_it)  # no benchmark asked about
 
 
@@ -230,6 +232,19 @@ def test_how_much_something_improves_is_answered_by_the_change() -> None:
     assert states_change("How much does CAST improve?", "The signal lifts the ID average from 44.7 to 62.1.")
     assert states_change("How much does SDAR improve over GRPO?", "SDAR gains over GRPO (+9.4% on ALFWorld).")
     assert not states_change("How many steps does CAST train for?", "It lifts the average from 44.7 to 62.1.")
+
+
+def test_the_number_of_the_asked_measure_outranks_a_number_of_another() -> None:
+    question = "What precision does PaSa's Selector reach?"
+    asked = "Lastly, the Selector's precision reaches 95%, confirming its use as a reward model."
+    other = "PaSa-7b surpasses PaSa-GPT-4o by 11.12% in recall, with similar precision."  # 11.12% is recall
+    assert measures_asked(question, asked) and not measures_asked(question, other)
+    assert type_bonus(classify(question), asked, question) > type_bonus(classify(question), other, question)
+    power = "How much power does the sensor consume?"
+    assert measures_asked(power, "This is counterbalanced by the larger power consumption of 145.45 µW.")
+    assert not measures_asked(power, "Optical sensors come with high power consumption.")  # no number
+    # the paper's own name is beside every number: it names no measure
+    assert not measures_asked(question, "PaSa reaches 95 on the test set.")
 
 
 def test_a_piece_of_the_papers_title_is_no_answer() -> None:
