@@ -22,10 +22,16 @@ from assistant.question_type import QuestionType
 from assistant.scoring import overlap, terms
 
 _NUMBER = re.compile(
-    r"(?<![\w.\[])(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?:%|percent|[kKMB]\b|million|billion|thousand|hours?|"
+    r"(?<![\w.\[])(?<!\w-)(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?:%|percent|[kKMB]\b|million|billion|thousand|hours?|"
     r"days?|weeks?|GB|TB|MB|tokens|papers|x\b))?"
 )
 _YEAR = re.compile(r"^(?:19|20)\d\d$")
+# a date is no quantity: "2024-10-01", "10/01/2024", "1 October 2024", "Oct. 1, 2024"
+_DATE = re.compile(
+    r"\b(?:19|20)\d\d[-/.]\d{1,2}[-/.]\d{1,2}\b|\b\d{1,2}[-/.]\d{1,2}[-/.](?:19|20)\d\d\b"
+    r"|\b\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?(?:\s+(?:19|20)\d\d)?\b"
+    r"|\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?\b(?:,?\s+(?:19|20)\d\d)?"
+)
 # a count written as a word ("Six participants were recruited"); "one" is left out, prose uses it at will, and so
 # is a word that multiplies or picks ("three times more", "two of the models")
 _NUMBER_WORD = re.compile(
@@ -116,7 +122,7 @@ class Query:
 def _unpointed(text: str) -> str:
     """`text` without its citation markers and the numbers of what it points to ("Table 4", "[12]"), read once
     per sentence however many rules look at its numbers."""
-    return _POINTER.sub(" ", _CITATION.sub(" ", text))
+    return _DATE.sub(" ", _POINTER.sub(" ", _CITATION.sub(" ", text)))
 
 
 def numbers_in(text: str, words: bool = False) -> int:

@@ -70,6 +70,14 @@ def test_numbers_leave_out_years_and_citation_numbers() -> None:
     assert numbers_in("As shown by Lo et al. (2020) and in [12], the corpus is large.") == 0
 
 
+def test_dates_and_the_numbers_inside_names_are_no_quantities() -> None:
+    assert numbers_in("The query date of all instances in RealScholarQuery is 2024-10-01.") == 0
+    assert numbers_in("The data was collected on May 3, 2023 and on 10/01/2024.") == 0
+    assert numbers_in("We monitor two key metrics for the Qwen2.5-7B backbone and GPT-4.") == 0
+    assert numbers_in("RealScholarQuery consists of 50 research queries, 2024-10-01.") == 1
+    assert numbers_in("SDAR improves over GRPO (+9.4% on ALFWorld) at a rate of 15-20$ per hour.") == 2
+
+
 def test_a_number_that_points_to_a_part_of_the_paper_is_no_quantity() -> None:
     assert numbers_in("The results on the sensor are presented and discussed in Section 3.") == 0
     assert numbers_in("See Figures 2 and 3, Table 1 and Eq. (4); we use (1) a model and (2) data.") == 0
