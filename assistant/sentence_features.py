@@ -334,10 +334,19 @@ def _named(subject: str, text: str) -> re.Match[str] | None:
 
 def defines(text: str, subject: str) -> bool:
     """`text` defines `subject`: names it near its start and says what it is there ("X is a", "we present X,
-    a"); an "is a" later in the sentence is about something else ("... X captures ...; Y (2020) is an update")."""
+    a"); an "is a" later in the sentence is about something else ("... X captures ...; Y (2020) is an update"),
+    and one before the name says what something else is ("The first circuit is the β-multiplier ...")."""
     head = text[: max(80, len(subject) + 30)]
-    return bool(subject) and _named(subject, head) is not None and bool(_DEFINES.search(head) or re.search(
-        rf"{re.escape(subject)}\s*(?:\(\w+\))?\s*,\s*(?:a|an|the)\b", head, re.IGNORECASE))  # fmt: skip
+    named = _named(subject, head) if subject else None
+    if named is None:
+        return False
+    if re.search(rf"{re.escape(subject)}\s*(?:\(\w+\))?\s*,\s*(?:a|an|the)\b", head, re.IGNORECASE):
+        return True
+    return any(_NAMES_AFTER.match(m.group(0)) or m.start() >= named.start() for m in _DEFINES.finditer(head))
+
+
+# the defining words that come before the name they define ("we propose X", "called X"); the others follow it
+_NAMES_AFTER = re.compile(r"(?:we|this paper|this work)\s|called|named|dubbed|termed", re.IGNORECASE)
 
 
 # The word before a name that makes "X, a ..." or "X is a ..." say something else than what X is: "With GRPO,

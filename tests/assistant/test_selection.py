@@ -300,6 +300,9 @@ def test_the_defining_sentence_of_a_what_is_question_is_nudged_up_and_a_caption_
     assert not defines("PaSa outperforms strong baselines on every benchmark we tried.", "PaSa")
     later = "In addition, the LaTeX subset of S2ORC captures structure omitted by earlier work, and a 2020 release of"
     assert not defines(later + " that work is an update which now includes full text.", "S2ORC")  # "is an": not S2ORC
+    # "is the" before the name says what something else is
+    assert not defines("The first circuit is the β-multiplier with resistor (βR) displayed in Fig.", "β-multiplier")
+    assert defines("A search agent called PaSa reads papers.", "PaSa")
     assert type_bonus(kind, "PaSa is an agent that searches for papers.") > 0
     assert type_bonus(kind, "Figure 2: PaSa is an agent that searches for papers.") < type_bonus(
         kind, "PaSa is an agent that searches for papers."
