@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Protocol, TypeVar
 
 from assistant.question_type import classify
-from assistant.sentence_features import asks_count, numbers_in
+from assistant.sentence_features import gives_number
 from assistant.types import AnswerSentence
 from ingest.sentences import Sentence
 
@@ -27,9 +27,8 @@ P = TypeVar("P", bound=Picked)
 def lead(question: str, picked: Sequence[P]) -> int:
     """Index of the sentence to put first: the best, or for a number question the best that shows a number."""
     if classify(question).answer == "number":
-        count = asks_count(question)
         for i, p in enumerate(picked):
-            if numbers_in(p.sentence.text, words=count):
+            if gives_number(question, p.sentence.text):
                 return i
     return 0
 

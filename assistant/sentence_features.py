@@ -156,6 +156,33 @@ def scored_on(question: str, text: str) -> bool:
     return False
 
 
+# what a measurement is in, not what a count counts: "10 minutes", "$35", "87%" answer no "how many participants"
+_UNIT = re.compile(
+    r"(?:%|percent\b|minutes?\b|mins?\b|hours?\b|hrs?\b|seconds?\b|secs?\b|ms\b|days?\b|weeks?\b|months?\b|years?\b|"
+    r"GB\b|MB\b|TB\b|KB\b|USD\b|dollars?\b)",
+    re.IGNORECASE,
+)
+
+
+def gives_number(question: str, text: str) -> bool:
+    """`text` gives a number of the kind a number question asks for: any quantity (`numbers_in`); for "how many" a
+    count, written as a word too, and not a measurement in a unit the question does not ask in ("in 10 minutes",
+    "for two weeks", "$35" for "How many participants took part?"; "How many hours ...?" is answered by hours)."""
+    if not asks_count(question):
+        return numbers_in(text) > 0
+    clean = _unpointed(text)
+    asked = {u.lower().rstrip("s") for u in _UNIT.findall(question)}
+    for m in itertools.chain(_NUMBER.finditer(clean), _NUMBER_WORD.finditer(clean)):
+        if _YEAR.match(m.group(0).strip()) or clean[max(0, m.start() - 1) : m.start()] == "$":
+            continue
+        digits = re.match(r"[\d,.]+", m.group(0))
+        end = m.start() + len(digits.group(0)) if digits else m.end()
+        unit = _UNIT.match(clean[end:].lstrip())
+        if unit is None or unit.group(0).lower().rstrip("s") in asked:
+            return True
+    return False
+
+
 def asks_count(question: str) -> bool:
     """`question` asks how many of something there are: a count may be written as a word."""
     return bool(_HOW_MANY.search(question))
@@ -616,7 +643,7 @@ def type_bonus(
         bonus += MEANS_BONUS
     if kind.answer == "definition" and defining(text, kind.subject):
         bonus += DEFINES_BONUS
-    if kind.answer == "number" and numbers_in(text, words=asks_count(question)):
+    if kind.answer == "number" and gives_number(question, text):
         bonus += NUMBER_BONUS + (SCORED_ON_BONUS if scored_on(question, text) else 0.0)
         bonus += CHANGE_BONUS if states_change(question, text) else 0.0
         bonus += MEASURE_BONUS if not asks_count(question) and measures_asked(question, text) else 0.0

@@ -16,6 +16,7 @@ from assistant.sentence_features import (
     announces,
     asks_count,
     defines,
+    gives_number,
     lists_what_is_asked,
     looks_ahead,
     measures_asked,
@@ -76,6 +77,20 @@ def test_dates_and_the_numbers_inside_names_are_no_quantities() -> None:
     assert numbers_in("We monitor two key metrics for the Qwen2.5-7B backbone and GPT-4.") == 0
     assert numbers_in("RealScholarQuery consists of 50 research queries, 2024-10-01.") == 1
     assert numbers_in("SDAR improves over GRPO (+9.4% on ALFWorld) at a rate of 15-20$ per hour.") == 2
+
+
+def test_a_how_many_question_is_answered_by_a_count_not_a_measurement() -> None:
+    question = "How many participants took part in the CiteSee lab study?"
+    assert gives_number(question, "We recruited a total of ten participants across three universities.")
+    assert gives_number(question, "A field deployment study (N=6) with real-world literature review tasks.")
+    assert not gives_number(question, "Before the study, we walked through all the features of CiteSee in 10 minutes.")
+    assert not gives_number(question, "Each participant installed CiteSee for one to two weeks and was paid $35.")
+    assert gives_number("How many hours did the annotation take?", "It took 3 hours.")  # the unit asked for
+    assert gives_number("How much were the annotators paid?", "They were paid $35 per hour.")  # not a count
+    kind = classify(question)
+    assert type_bonus(kind, "We recruited 12 participants.", question) > type_bonus(
+        kind, "It took 10 minutes.", question
+    )
 
 
 def test_a_number_that_points_to_a_part_of_the_paper_is_no_quantity() -> None:
