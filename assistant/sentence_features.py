@@ -623,11 +623,14 @@ def type_bonus(
     kind: QuestionType, text: str, question: str = "", local: dict[str, Counter[str]] | None = None
 ) -> float:
     """How much what the question asks for moves a sentence's rank: up for the defining sentence of a "what is
-    X" question, for a number that answers a number question and for a name the question does not give that
+    X" question, for a number that answers a number question (a count for "how many"; more when it is the change
+    or the measure asked for, or is given on the asked benchmark), for a name the question does not give that
     answers a "which ..." question (when `question` is given; `name_bonus`, with `local`, what the passages say
-    each name is; more when the sentence says what the work used or lists several things asked for), down for a
-    figure or table caption, for a sentence that is itself a question, for a paragraph's run-in heading and for
-    one that points to a table, figure or section and gives no number."""
+    each name is; more when the sentence says what the work used or lists several things asked for) and for the
+    means a "how is X done" question asks for; down for a figure or table caption, for a sentence that is itself a
+    question, for a paragraph's run-in heading, for one that points to a table, figure or section or announces what
+    comes and gives no number, for one made only of the question's words and for future work when what comes next
+    is not asked."""
     bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
     if _ASKS.search(text):
         bonus -= QUESTION_PENALTY
