@@ -15,11 +15,11 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 from assistant.entities import expands, family_kind, names
 from assistant.question_type import QuestionType
 from assistant.scoring import overlap, terms
+from storage.keyword import stemmer
 
 _NUMBER = re.compile(
     r"(?<![\w.\[])(?<!\w-)(?:\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?)(?:\s*(?:%|percent|[kKMB]\b|million|billion|thousand|hours?|"
@@ -484,7 +484,9 @@ def looks_ahead(question: str, text: str) -> bool:
     return bool(_FUTURE.search(text)) and not _ASKS_AHEAD.search(question)
 
 
+@lru_cache(maxsize=1024)
 def _plain(text: str) -> str:
+    """`text`'s words, lower-cased, without punctuation (a paper's title is read once for all its sentences)."""
     return " ".join(re.findall(r"[a-z0-9]+", text.lower()))
 
 
@@ -536,15 +538,7 @@ def measures_asked(question: str, text: str) -> bool:
     at = [len(clean[:start].split()) for start in starts]  # the word each number starts
     near = {j for i in at for j in range(max(0, i - MEASURE_WORDS), min(len(words), i + MEASURE_WORDS + 1))}
     said = [p for j in sorted(near) for p in re.findall(r"[a-z]{2,}", words[j].lower())]
-    return not asked.isdisjoint(_stemmer().stemWords(said))
-
-
-@lru_cache(maxsize=1)
-def _stemmer() -> Any:
-    """The keyword index's stemmer (Snowball English), for single words."""
-    import Stemmer
-
-    return Stemmer.Stemmer("english")
+    return not asked.isdisjoint(stemmer().stemWords(said))
 
 
 def says_how(question: str, text: str) -> bool:

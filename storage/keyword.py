@@ -23,7 +23,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from functools import cache, cached_property
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,14 @@ def _bm25s() -> Any:
     return bm25s
 
 
+@cache
+def stemmer() -> Any:
+    """The Snowball English stemmer the keyword index stems with: a word stemmed elsewhere matches its terms."""
+    import Stemmer
+
+    return Stemmer.Stemmer("english")
+
+
 class KeywordTokenizer:
     """Lower-case words of two or more characters, English stop words removed, Snowball-stemmed.
 
@@ -64,14 +72,8 @@ class KeywordTokenizer:
         self._held: OrderedDict[str, list[str]] = OrderedDict()
         self._lock = threading.Lock()
 
-    @cached_property
-    def _stemmer(self) -> Any:
-        import Stemmer
-
-        return Stemmer.Stemmer("english")
-
     def _tokenize(self, texts: list[str]) -> list[list[str]]:
-        out = _bm25s().tokenize(texts, stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False)
+        out = _bm25s().tokenize(texts, stopwords="en", stemmer=stemmer(), return_ids=False, show_progress=False)
         return out
 
     def __call__(self, texts: list[str]) -> list[list[str]]:
