@@ -53,8 +53,43 @@ def title_names(title: str) -> list[str]:
 
 
 def _mention(name: str) -> re.Pattern[str]:
-    """`name` as a word, with a version after it ("MiroThinker-v1.0-72B") and a possessive ("PaSa's")."""
-    return re.compile(rf"(?<![\w\-])(?:the\s+)?{re.escape(name)}(?:[\w.\-]*)(['’]s)?(?![\w\-])", re.IGNORECASE)
+    """`name` as a word, with a version after it ("MiroThinker-v1.0-72B") and a possessive ("PaSa's"); a
+    CamelCase name also as its words ("Paper Mage" for PaperMage: `as_written`)."""
+    return re.compile(rf"(?<![\w\-])(?:the\s+)?{_spaced(name)}(?:[\w.\-]*)(['’]s)?(?![\w\-])", re.IGNORECASE)
+
+
+_CAMEL = re.compile(r"(?<![\w\-])(?:[A-Z][a-z]+){2,}(?![\w\-])")  # "PaperMage", "CiteSee", "MiroThinker"
+
+
+def _parts(name: str) -> list[str]:
+    """The capitalised words a CamelCase name is made of ("PaperMage" → ["Paper", "Mage"]); [] for any other."""
+    parts = re.findall(r"[A-Z][a-z]+", name)
+    return parts if len(parts) > 1 and "".join(parts) == name and min(map(len, parts)) > 2 else []
+
+
+def _spaced(name: str) -> str:
+    """A pattern for `name` that also reads a CamelCase name written as separate words."""
+    parts = _parts(name)
+    return r"\s*".join(map(re.escape, parts)) if parts else re.escape(name)
+
+
+def camel_names(question: str) -> list[str]:
+    """The CamelCase names a question writes as one word ("PaperMage")."""
+    return [m.group(0) for m in _CAMEL.finditer(question) if _parts(m.group(0))]
+
+
+def as_written(question: str, paper_text: str) -> str:
+    """`question` with each CamelCase name written as the paper writes it when the paper only writes it as
+    separate words: PDF text often reads a name set in small capitals as two words ("paper mage" for PaperMage),
+    and neither the keyword index nor the sentence scorer then finds the one-word name in the paper's text. A
+    paper that writes the name apart more often than as one word (its title may have it once) is read so."""
+    for name in camel_names(question):
+        parts = _parts(name)
+        joined = len(re.findall(re.escape(name), paper_text, re.IGNORECASE))  # the title may have it once
+        apart = r"\s+".join(map(re.escape, parts))
+        if len(re.findall(rf"(?<![\w\-]){apart}(?![\w\-])", paper_text, re.IGNORECASE)) > joined:
+            question = re.sub(rf"(?<![\w\-]){re.escape(name)}(?![\w\-])", " ".join(parts), question)
+    return question
 
 
 def without_own_name(question: str, title: str) -> str:
@@ -62,7 +97,7 @@ def without_own_name(question: str, title: str) -> str:
     them is."""
     kind = classify(question)
     for name in title_names(title):
-        if kind.answer == "definition" and kind.subject.lower().startswith(name.lower()):
+        if kind.answer == "definition" and re.match(_spaced(name), kind.subject, re.IGNORECASE):
             return question  # "What is PaSa?": the name is what is asked about
         question = _mention(name).sub(lambda m: "its" if m.group(1) else "it", question)
     return question

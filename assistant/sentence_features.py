@@ -394,14 +394,22 @@ _WHAT_PLAIN_WORDS_ARE = r"(?:(?:is|are)\s+(?:a|an|the|one|any|defined as)\b|(?:r
 _NAMED_SO = r"\b(?:called|termed|dubbed|named|known as)\s+(?:the\s+|a\s+|an\s+)?[\"“‘']?"
 _INTRODUCING = r"\b(?:propose|introduce|present|call|name|dub|term)(?:s|d|ed|bed)?\s+(?:a\s+|an\s+|the\s+)?"
 _AFTER_INTRODUCED = r"(?=\s*(?:[,(;:.]|$)|\s+(?:a|an|which|that|as|to|for|in)\b)"  # "we propose ARPO, a ..."
+# "we introduce a novel interactive interface—Paper Plain—": what it is, then its name after a dash or colon
+_INTRODUCED_AS = r"(?:[\w\-]+\s+){0,5}[\w\-]+\s*(?:[—–:]|--)\s*"
+# "Paper Plain1—with ...": a footnote mark after a name of several words ending in a small letter ("Plain1.5" is
+# another name)
+_FOOTNOTE = r"(?:(?-i:(?<=[a-z]))\d(?=[—–,;:]|[.\s](?!\d)))?"
 
 
 def name_like(subject: str) -> bool:
     """Whether a "what is X" subject starts with a name (a capital after its first letter, or a digit: "GRPO",
-    "PaSa", "Search-R1"), not with an everyday word ("time", "an example", "known about GRPO") that prose uses
-    at will."""
-    first = subject.split()[0] if subject.split() else ""
-    return bool(re.search(r"[A-Z]", first[1:]) or re.search(r"\d", first))
+    "PaSa", "Search-R1"), or is a name of several capitalised words ("Paper Plain": asked mid-question, the
+    capitals are the asker's), not everyday words ("time", "an example", "known about GRPO") that prose uses at
+    will."""
+    words = subject.split()
+    first = words[0] if words else ""
+    titled = len(words) > 1 and all(w[:1].isupper() for w in words)
+    return bool(re.search(r"[A-Z]", first[1:]) or re.search(r"\d", first) or titled)
 
 
 def introduces(text: str, subject: str) -> bool:
@@ -416,10 +424,13 @@ def introduces(text: str, subject: str) -> bool:
         return plainly_defines(text, subject)
     if expands(text, subject):
         return True
-    name = rf"(?<![\w\-]){re.escape(subject)}(?![\w\-'’])"
+    footnote = _FOOTNOTE if " " in subject else ""  # "Skill1" is a name of its own, "Paper Plain1" a footnote
+    name = rf"(?<![\w\-]){re.escape(subject)}{footnote}(?![\w\-'’])"
     for m in re.finditer(rf"{name}{_WHAT_IT_IS}", text, re.IGNORECASE):
         if not _NOT_ABOUT_IT.search(text[max(0, m.start() - 40) : m.start()]):
             return True
+    if re.search(rf"{_INTRODUCING}{_INTRODUCED_AS}{name}", text, re.IGNORECASE):
+        return True
     return bool(re.search(rf"{_INTRODUCING}{name}{_AFTER_INTRODUCED}", text, re.IGNORECASE))
 
 
@@ -613,6 +624,31 @@ def name_bonus(kind: QuestionType, question: str, text: str, local: dict[str, Co
     return NAME_BONUS if None in found else 0.0
 
 
+OTHER_NAME_PENALTY = 0.05  # "How many queries does RealScholarQuery contain?": "200 queries from AutoScholarQuery"
+
+
+def _name_parts(name: str) -> set[str]:
+    """The words a name is made of, lower-cased: "RealScholarQuery" → {real, scholar, query}, "SS-GRPO" → {ss, grpo}."""
+    return {p.lower() for p in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d[\w.]*", name)}
+
+
+def names_another(question: str, text: str) -> bool:
+    """`text` names a sibling of a name the question asks about ("AutoScholarQuery" for "RealScholarQuery",
+    "SS-GRPO" for "GRPO": a name sharing a word with it) and not the asked name itself: what it says is about the
+    other thing."""
+    for asked in {m.group(0) for m in _NAME.finditer(question)}:
+        if _named(asked, text):
+            continue
+        parts = {p for p in _name_parts(asked) if len(p) > 2}
+        for m in _NAME.finditer(text):
+            other = m.group(0)
+            if other.lower().startswith(asked.lower()) or asked.lower().startswith(other.lower()):
+                continue  # the asked name with a version ("MiroThinker-v1.0"), or its stem
+            if parts & _name_parts(other):
+                return True
+    return False
+
+
 def type_bonus(
     kind: QuestionType, text: str, question: str = "", local: dict[str, Counter[str]] | None = None
 ) -> float:
@@ -636,6 +672,8 @@ def type_bonus(
         bonus -= RESTATES_PENALTY
     if question and looks_ahead(question, text):
         bonus -= FUTURE_PENALTY
+    if question and names_another(question, text):
+        bonus -= OTHER_NAME_PENALTY
     if kind.answer in ("other", "formula") and says_how(question, text):
         bonus += MEANS_BONUS
     if kind.answer == "definition" and defining(text, kind.subject):

@@ -12,6 +12,7 @@ from typing import Any
 from assistant.backends import build_answerer
 from assistant.base import AnswerChunk, Answerer, Turn
 from assistant.definitions import with_definition
+from assistant.focus import as_written, camel_names
 from assistant.lists import list_sources
 from assistant.passages import distinct_sources
 from assistant.retrieval import HybridRetriever
@@ -92,7 +93,7 @@ class Assistant:
         version = self.store.catalog.changes_version  # read first: see `Answer.changes_version`
         self.check_ready()
         scope, history = self._context(scope, chat_id)
-        standalone = self.answerer.rewrite(question, history)
+        standalone = self._as_written(self.answerer.rewrite(question, history), scope)
         sources = self.sources(standalone, scope)
         for chunk in self.answerer.stream(question, standalone, sources):
             if chunk.answer is not None:
@@ -111,6 +112,13 @@ class Assistant:
         for number, passage in enumerate(passages, start=1):
             passage.number = number
         return passages
+
+    def _as_written(self, question: str, scope: Scope) -> str:
+        """A question about one paper, its CamelCase names written as the paper writes them (`as_written`)."""
+        if not scope.paper_id or not camel_names(question):
+            return question
+        chunks = self.store.catalog.chunks_of(scope.paper_id.removeprefix("arxiv:"))
+        return as_written(question, " ".join(c.text for c in chunks))
 
     def _context(self, scope: Scope | None, chat_id: str | None) -> tuple[Scope, list[Turn]]:
         if not chat_id:

@@ -10,7 +10,7 @@ import pytest
 from assistant.definitions import says_what, with_definition
 from assistant.entities import expands
 from assistant.retrieval import HybridRetriever
-from assistant.sentence_features import defines, introduces
+from assistant.sentence_features import defines, introduces, name_like
 from assistant.service import Assistant
 from assistant.types import Scope
 from storage.store import Store
@@ -27,6 +27,10 @@ from storage.store import Store
         ("we then introduce RAGEN, a modular system for training and evaluating LLM agents", "RAGEN"),
         ("We propose a search agent, dubbed PaSa, that reads whole papers.", "PaSa"),
         ("GRPO [12] is a critic-free method.", "GRPO"),
+        # a name of several capitalised words; what it is, then the name after a dash, with its footnote mark
+        ("(2) Paper Plain, an interactive reading interface for research papers.", "Paper Plain"),
+        ("we introduce a novel interactive interface—Paper Plain1—with four features.", "Paper Plain"),
+        ("We present a unified toolkit: PaperMage.", "PaperMage"),
         # everyday words defined in so many words: opening the sentence, or named so
         ("Deep\nresearch is a new agentic capability that conducts multi-step reasoning.", "deep research"),
         ("According to W and H, a counterfactual is an example with minimum deviation.", "counterfactual"),
@@ -62,6 +66,10 @@ def test_a_sentence_that_says_what_the_thing_is_introduces_it(text: str, subject
         # the head of "X in Y" is X's: Y opening a sentence says what Y is
         ("On the other hand, silicon is a well-known material in electronics.", "piezoresistive effect in silicon"),
         ("The new molecular counterfactual is a plus.", "chemical counterfactual"),  # two words of its own before it
+        # a list after a colon or a name after a comma is no "what it is — name"
+        ("We present results on ALFWorld, WebShop and Search-QA.", "WebShop"),
+        ("We introduce two baselines: GRPO and PPO.", "PPO"),
+        ("We propose Skill1, a framework that trains one policy.", "Skill"),  # a digit after one word: another name
     ],
 )
 def test_a_sentence_that_only_uses_the_name_does_not(text: str, subject: str) -> None:
@@ -119,3 +127,21 @@ def test_a_definition_of_something_no_paper_defines_adds_nothing(tool_use: Store
     sources = retriever.retrieve(question, Scope())
     assert with_definition(retriever, question, Scope(), sources) == sources
     assert Assistant(tool_use).ask(question, Scope()).abstained
+
+
+@pytest.mark.parametrize(
+    ("subject", "is_name"),
+    [
+        ("GRPO", True),
+        ("PaSa", True),
+        ("Search-R1", True),
+        ("Paper Plain", True),  # several capitalised words: the asker's capitals make it a name
+        ("Civil Rights Litigation Clearinghouse", True),
+        ("deep research", False),
+        ("time", False),
+        ("Transformer", False),  # one capitalised word may just open a phrase
+        ("Paper plain", False),
+    ],
+)
+def test_a_name_is_told_from_everyday_words(subject: str, is_name: bool) -> None:
+    assert name_like(subject) is is_name

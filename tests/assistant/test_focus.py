@@ -3,14 +3,28 @@ the search, acronyms spelled out (`assistant.focus`, `assistant.acronyms`)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from assistant.acronyms import acronyms, definitions, expand, glossary, is_acronym, long_form
 from assistant.extractive import ExtractiveAnswerer
-from assistant.focus import focus, paper_query, spelled_out, title_names, with_acronyms, without_own_name
+from assistant.focus import (
+    as_written,
+    camel_names,
+    focus,
+    paper_query,
+    spelled_out,
+    title_names,
+    with_acronyms,
+    without_own_name,
+)
 from assistant.retrieval import HybridRetriever
+from assistant.service import Assistant
 from assistant.types import Passage, Scope
+from ingest.uploads import ingest_pdf
 from storage.store import Store
+from tests.helpers.pdfs import text_pdf
 
 MIRO = "MiroThinker: Pushing the Performance Boundaries of Open-Source Research Agents"
 
@@ -145,3 +159,47 @@ def test_with_the_focus_on_a_sentence_spelling_the_acronym_out_matches_it(store:
         scores[on] = max(c.lexical for c in pool.cands if "reinforcement" in c.sentence.text)
         assert pool.query == (spelled_out(question).text if on else question)
     assert scores[True] > scores[False]
+
+
+def test_a_camelcase_name_is_read_as_the_paper_writes_it() -> None:
+    """A name set in small capitals comes out of the PDF as two words ("paper mage"): inside that paper the
+    question's one-word name is read as those words, in the question's capitals."""
+    text = "PaperMage: A Unified Toolkit. We introduce paper mage, a toolkit. paper mage is three parts."
+    assert camel_names("How many parts does PaperMage have? Is CiteSee like PaSa or RubricEM?") == [
+        "PaperMage",
+        "CiteSee",
+    ]
+    assert as_written("How many parts does PaperMage have?", text) == "How many parts does Paper Mage have?"
+    # a paper that writes the name as one word as often as apart, or never apart, keeps it
+    assert as_written("What is PaperMage?", text + " PaperMage runs parsers.") == "What is PaperMage?"
+    assert as_written("What is CiteSee?", "CiteSee highlights citations.") == "What is CiteSee?"
+
+
+def test_the_paper_s_own_name_written_apart_is_still_its_own_name() -> None:
+    title = "PaperMage: A Unified Toolkit for Processing Scientific Documents"
+    assert without_own_name("How many parts does Paper Mage have?", title) == "How many parts does it have?"
+    assert without_own_name("What is Paper Mage?", title) == "What is Paper Mage?"
+
+
+def test_ask_pdf_finds_a_name_the_pdf_writes_apart(store: Store, tmp_path: Path) -> None:
+    pages = [
+        ["PaperMage: A Unified Toolkit for Processing Scientific Documents", "Kyle Lo, Zejiang Shen, Luca Soldaini"],
+        [
+            "Scientific documents are hard to process because their structure is visual and textual at once.",
+            "Researchers who build pipelines over them glue many separate tools and models together by hand.",
+            "We introduce paper mage, an open-source Python toolkit for processing scientific documents.",
+            "Layout models detect figures and tables on each page of the document before text is read.",
+        ],
+        [
+            "Our evaluation measures logical structure recovery on a benchmark of annotated paper pages.",
+            "The default recipe combines a PDF parser with a layout-aware transformer model for tokens.",
+            "Users of the recipes report that a whole pipeline now takes a few lines of code to set up.",
+            "paper mage is three parts: a document library, model predictors and end-to-end recipes.",
+        ],
+    ]
+    title = pages[0][0]
+    paper_id = ingest_pdf(store, text_pdf(tmp_path / "toolkit.pdf", pages, title=title))
+    assert as_written("What is PaperMage?", title) == "What is PaperMage?"  # the title alone writes it whole
+    answer = Assistant(store).ask("What is PaperMage?", Scope(paper_id=paper_id))
+    assert not answer.abstained, answer.notes
+    assert answer.sentences[0].text.startswith("We introduce paper mage, an open-source Python toolkit")

@@ -20,6 +20,7 @@ from assistant.sentence_features import (
     lists_what_is_asked,
     looks_ahead,
     measures_asked,
+    names_another,
     numbers_in,
     points_away,
     repeats_title,
@@ -229,6 +230,19 @@ def test_future_work_is_no_answer_unless_what_comes_next_is_asked() -> None:
     assert type_bonus(classify(question), future, question) < type_bonus(classify(question), answer, question)
     assert not looks_ahead("What future work do the authors plan?", future)
     assert looks_ahead("What are the limitations of OpenScholar?", future)  # what is missing is not what comes next
+
+
+def test_a_sentence_about_a_sibling_of_the_asked_name_is_about_something_else() -> None:
+    question = "How many queries does RealScholarQuery contain?"
+    other = "We select 200 queries from the AutoScholarQuery development set."
+    answer = "We constructed RealScholarQuery, a test dataset consisting of 50 real-world research queries."
+    assert names_another(question, other) and not names_another(question, answer)
+    assert type_bonus(classify(question), other, question) < type_bonus(classify(question), answer, question)
+    assert names_another("What is GRPO?", "We propose SS-GRPO, which weighs stages.")
+    # the asked name with a version, an unrelated name, or no name at all
+    assert not names_another("What does MiroThinker score?", "MiroThinker-v1.0-72B reaches 81.9% on GAIA.")
+    assert not names_another("Which RL algorithm does CAST build on?", "We train with DAPO on Sokoban.")
+    assert not names_another("How many queries are there?", "AutoScholarQuery has 33,551 queries.")
 
 
 def test_a_how_question_is_answered_by_the_means() -> None:
