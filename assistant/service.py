@@ -13,6 +13,7 @@ from assistant.backends import build_answerer
 from assistant.base import AnswerChunk, Answerer, Turn
 from assistant.definitions import with_definition
 from assistant.focus import as_written, camel_names
+from assistant.kind_lookup import with_asked_kind
 from assistant.lists import list_sources
 from assistant.passages import distinct_sources
 from assistant.retrieval import HybridRetriever
@@ -108,6 +109,8 @@ class Assistant:
         found = self.retriever.retrieve(query, scope, k)
         if self.settings.answer.definitions:
             found = with_definition(self.retriever, query, scope, found)
+        if self.settings.answer.kind_lookup:
+            found = with_asked_kind(self.retriever, query, scope, found)
         passages = distinct_sources(found, self.store.catalog)
         for number, passage in enumerate(passages, start=1):
             passage.number = number

@@ -242,6 +242,13 @@ class AnswerSettings(_Group):
         "passages only use X, the scope's passages BM25 ranks best for X are read for one, and an extractive "
         "answer leads with it (measured on the demo corpus; see docs/benchmarks.md).",
     )
+    kind_lookup: bool = Field(
+        True,
+        description='A "which X" question about one paper ("Which RL algorithm trains the Crawler?") whose '
+        "retrieved passages name no thing of kind X: the paper's passages BM25 ranks best for the question are read "
+        "for a sentence that names one and shares the question's words, and the first such passage joins the "
+        "sources (measured on the Ask PDF sets; see docs/benchmarks.md).",
+    )
     focus: bool = Field(
         False,
         description="The offline answer scores sentences against the question with its acronyms followed by their "
