@@ -22,6 +22,7 @@ from assistant.types import Passage, Scope
 from ingest.sentences import split_sentences, usable
 
 LOOKED_AT = 50  # passages read for a sentence that names a thing of the asked kind (by BM25 for the question)
+_ASKING = frozenset(("which", "what", "whose"))  # the keyword index keeps these words: they say nothing here
 
 
 def names_one(question: str, text: str, about: frozenset[str] = frozenset()) -> bool:
@@ -42,9 +43,6 @@ def _about(question: str) -> frozenset[str]:
     looked-up sentence must share with it to be about the same thing (a dataset named in an aside is no answer)."""
     (own,) = terms([question])
     return frozenset(own - set().union(*terms(list(HEAD_KIND))) - _ASKING)
-
-
-_ASKING = frozenset(("which", "what", "whose"))  # the keyword index keeps these words: they say nothing here
 
 
 def with_asked_kind(retriever: HybridRetriever, query: str, scope: Scope, sources: list[Passage]) -> list[Passage]:

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
-from assistant.entities import expands, family_kind, names
+from assistant.entities import expands, family_kind, generic, names
 from assistant.question_type import QuestionType
 from assistant.scoring import overlap, terms
 from storage.keyword import stemmer
@@ -355,8 +355,13 @@ _ASKS = re.compile(
 def _named(subject: str, text: str) -> re.Match[str] | None:
     """Where `text` names `subject` as a word of its own ("GRPO", not the "GRPO" of "SC-GRPO" or "GRPO-like"),
     its last word singular or plural ("semantic dependency graphs" for "semantic dependency graph")."""
+    return _naming(subject).search(text)
+
+
+@lru_cache(maxsize=1024)
+def _naming(subject: str) -> re.Pattern[str]:
     stem = re.escape(subject[:-1] if subject.lower().endswith("s") and len(subject) > 3 else subject)
-    return re.search(rf"(?<![\w\-]){stem}s?(?![\w\-])", text, re.IGNORECASE)
+    return re.compile(rf"(?<![\w\-]){stem}s?(?![\w\-])", re.IGNORECASE)
 
 
 def defines(text: str, subject: str) -> bool:
@@ -627,19 +632,32 @@ def name_bonus(kind: QuestionType, question: str, text: str, local: dict[str, Co
 OTHER_NAME_PENALTY = 0.05  # "How many queries does RealScholarQuery contain?": "200 queries from AutoScholarQuery"
 
 
-def _name_parts(name: str) -> set[str]:
+@lru_cache(maxsize=4096)
+def _name_parts(name: str) -> frozenset[str]:
     """The words a name is made of, lower-cased: "RealScholarQuery" → {real, scholar, query}, "SS-GRPO" → {ss, grpo}."""
-    return {p.lower() for p in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d[\w.]*", name)}
+    return frozenset(p.lower() for p in re.findall(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d[\w.]*", name))
+
+
+@lru_cache(maxsize=256)
+def _asked_names(question: str) -> tuple[tuple[str, frozenset[str]], ...]:
+    """The names `question` asks about with the words of three letters or more they are made of (a name with none,
+    "RL", has no sibling to tell apart; nor has a field's acronym)."""
+    out = []
+    for asked in dict.fromkeys(m.group(0) for m in _NAME.finditer(question)):
+        parts = frozenset(p for p in _name_parts(asked) if len(p) > 2)
+        if parts and not generic(asked):  # "LLM", "SFT": a field's acronym, not a thing with siblings
+            out.append((asked, parts))
+    return tuple(out)
 
 
 def names_another(question: str, text: str) -> bool:
     """`text` names a sibling of a name the question asks about ("AutoScholarQuery" for "RealScholarQuery",
     "SS-GRPO" for "GRPO": a name sharing a word with it) and not the asked name itself: what it says is about the
     other thing."""
-    for asked in {m.group(0) for m in _NAME.finditer(question)}:
-        if _named(asked, text):
-            continue
-        parts = {p for p in _name_parts(asked) if len(p) > 2}
+    lowered = text.lower()
+    for asked, parts in _asked_names(question):
+        if not any(p in lowered for p in parts) or _named(asked, text):
+            continue  # no word of the asked name at all (most sentences: read no further), or the name itself
         for m in _NAME.finditer(text):
             other = m.group(0)
             if other.lower().startswith(asked.lower()) or asked.lower().startswith(other.lower()):
