@@ -9,6 +9,7 @@ extractive answer then leads with it (assistant/extractive.py).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import replace
 
 from assistant.question_type import classify
@@ -33,9 +34,17 @@ def with_definition(retriever: HybridRetriever, query: str, scope: Scope, source
         return sources  # an everyday word ("what is time?") is no name a paper introduces
     if any(says_what(p.text, kind.subject) for p in sources):
         return sources
+    return first_holding(retriever, kind.subject, scope, sources, LOOKED_AT, lambda t: says_what(t, kind.subject))
+
+
+def first_holding(
+    retriever: HybridRetriever, search: str, scope: Scope, sources: list[Passage], k: int, holds: Callable[[str], bool]
+) -> list[Passage]:
+    """`sources`, and after them the first of the scope's `k` best passages for `search` by BM25 that is not among
+    them and whose text `holds` what is wanted, if any."""
     have = {p.chunk_id for p in sources}
-    for passage in retriever.keyword_passages(kind.subject, scope, LOOKED_AT):
-        if passage.chunk_id not in have and says_what(passage.text, kind.subject):
+    for passage in retriever.keyword_passages(search, scope, k):
+        if passage.chunk_id not in have and holds(passage.text):
             # not scored for the question: it ranks last, and weighs nothing where the retrievers' scores do
             last = min((p.score for p in sources), default=0.0)
             return [*sources, replace(passage, score=last, dense_score=None, keyword_score=None)]

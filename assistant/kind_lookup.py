@@ -11,8 +11,7 @@ are read, and the first that names one joins the sources; the extractive answer 
 
 from __future__ import annotations
 
-from dataclasses import replace
-
+from assistant.definitions import first_holding
 from assistant.entities import HEAD_KIND, kind_counts
 from assistant.question_type import classify
 from assistant.retrieval import HybridRetriever
@@ -53,10 +52,5 @@ def with_asked_kind(retriever: HybridRetriever, query: str, scope: Scope, source
         return sources
     if any(names_one(query, p.text) for p in sources):
         return sources
-    have, about = {p.chunk_id for p in sources}, _about(query)
-    for passage in retriever.keyword_passages(query, scope, LOOKED_AT):
-        if passage.chunk_id not in have and names_one(query, passage.text, about):
-            # not scored for the question by both retrievers: it ranks last, as a definition looked up does
-            last = min((p.score for p in sources), default=0.0)
-            return [*sources, replace(passage, score=last, dense_score=None, keyword_score=None)]
-    return sources
+    about = _about(query)
+    return first_holding(retriever, query, scope, sources, LOOKED_AT, lambda t: names_one(query, t, about))
