@@ -29,6 +29,7 @@ from assistant.sentence_features import (
     RESTATES_PENALTY,
     introduces,
     names_asked_kind,
+    names_base,
     repeats_title,
     run_in_heading,
     type_bonus,
@@ -170,12 +171,16 @@ def _asked_kind_first(
 ) -> list[_Candidate]:
     """For a "which X ..." question that asks for a kind of named thing (`QuestionType.kinds`), the best-ranked
     sentence that names one the question does not give moved first: "What RL algorithm trains MiroThinker?" leads
-    with the sentence naming GRPO, not with one about the benchmarks it was tested on; `cands` as they are else."""
+    with the sentence naming GRPO, not with one about the benchmarks it was tested on; `cands` as they are else.
+    A question that asks what its subject is built on first looks for a sentence that says so (`names_base`):
+    "the base Qwen3-8B model" answers "What base model is X trained from?", not "X outperforms GPT-4o"."""
     if kind.answer != "entity" or not kind.kinds:
         return cands
-    for i, cand in enumerate(cands):
-        if names_asked_kind(kind, question, cand.sentence.text, seen):
-            return [cand, *cands[:i], *cands[i + 1 :]]
+    wanted = [names_base] if kind.base else []  # what X is built on: a sentence that says so, before any naming one
+    for test in [*wanted, names_asked_kind]:
+        for i, cand in enumerate(cands):
+            if test(kind, question, cand.sentence.text, seen):
+                return [cand, *cands[:i], *cands[i + 1 :]]
     return cands
 
 

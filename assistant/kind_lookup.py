@@ -16,7 +16,7 @@ from assistant.entities import HEAD_KIND, kind_counts
 from assistant.question_type import classify
 from assistant.retrieval import HybridRetriever
 from assistant.scoring import terms
-from assistant.sentence_features import names_asked_kind
+from assistant.sentence_features import names_asked_kind, names_base
 from assistant.types import Passage, Scope
 from ingest.sentences import split_sentences, usable
 
@@ -28,11 +28,13 @@ def names_one(question: str, text: str, about: frozenset[str] = frozenset()) -> 
     """Whether a usable sentence of `text` names a thing of the kind `question` asks for. Given `about` (the
     question's own terms, `_about`), that sentence must share one of them, or the passage two: a name of the kind
     in an aside ("networks that predicted COVID-19 diagnoses" for "Which dataset was the solubility model trained
-    on?") is about something else."""
+    on?") is about something else. A question that asks what its subject is built on wants a sentence that says
+    so of the subject itself (`names_base`: "Our method is ... on top of a standard GRPO loss")."""
     kind = classify(question)
     local = kind_counts([text])
-    naming = [s.text for s in split_sentences(text) if usable(s) and names_asked_kind(kind, question, s.text, local)]
-    if not naming or not about:
+    says = names_base if kind.base else names_asked_kind  # "What base model ...": one that says what X is built on
+    naming = [s.text for s in split_sentences(text) if usable(s) and says(kind, question, s.text, local)]
+    if not naming or not about or kind.base:  # `names_base` holds the sentence to the subject itself
         return bool(naming)
     return any(about & t for t in terms(naming)) or len(about & terms([text])[0]) > 1
 

@@ -69,6 +69,12 @@ _AFTER_HEAD = re.compile(
 # words between "which" and the head noun that make it something else: "What applications of the corpus ...",
 # "Which baseline methods ..." (a baseline is any kind of thing), "What kind of model ..."
 _NOT_THE_THING = re.compile(r"\b(?:of|the|a|an|baselines?|kinds?|types?|sorts?)\b", re.IGNORECASE)
+# what a question asks for when it asks for the thing its subject is built on
+_BASE = re.compile(
+    r"\b(?:base|backbone|underlying|foundation)\b|\bon top of\b|\b(?:builds?|built|building|based|initiali[sz]ed|"
+    r"derived|distilled|started|starts?|fine-?tuned|finetuned|trained|adapted)\s+(?:up)?(?:on|from)\b(?<!trained on)",
+    re.IGNORECASE,
+)
 _NOT_SUBJECT = re.compile(r"^(?:difference|relation|role|effect|impact|purpose|goal|aim|main|best|most)\b", re.I)
 _QUOTES = re.compile(r"[\"“”‘’]|(?<!\w)'|'(?!\w)")  # quote marks around the term, not an apostrophe
 _LEADING = re.compile(r"^(?:(?:the|a|an) )?(?:(?:definition|meaning) of (?:(?:the|a|an) )?)?", re.IGNORECASE)
@@ -82,6 +88,7 @@ class QuestionType:
     answer: AnswerType
     subject: str = ""  # "PaSa" for "What is PaSa?"; "" unless the answer type is a definition
     kinds: tuple[str, ...] = ()  # ("algorithm",) for "Which RL algorithm trains X?"; () unless an entity is asked
+    base: bool = False  # the asked thing is what the subject is built on: "What base model is X trained from?"
 
 
 def asked_kinds(question: str) -> tuple[str, ...]:
@@ -91,6 +98,13 @@ def asked_kinds(question: str) -> tuple[str, ...]:
     if m is None or _NOT_THE_THING.search(m.group(1)) or not _AFTER_HEAD.match(question, m.end()):
         return ()
     return THING_KINDS[m.group(2).lower()]
+
+
+def asks_base(question: str) -> bool:
+    """Whether a "which X" question asks what its subject is built on ("What base model is X trained from?",
+    "Which RL algorithm does X build on?", "... serves as X's backbone?") rather than what it uses or was tested on
+    ("trained on" asks for data, and is not read here)."""
+    return bool(_BASE.search(question))
 
 
 def _definition_subject(question: str) -> str:
@@ -113,7 +127,8 @@ def classify(question: str) -> QuestionType:
     if _FORMULA.search(q):
         return QuestionType("formula")
     if _ENTITY.search(q):
-        return QuestionType("entity", kinds=asked_kinds(q))
+        kinds = asked_kinds(q)
+        return QuestionType("entity", kinds=kinds, base=bool(kinds) and asks_base(q))
     subject = _definition_subject(q)
     if subject:
         return QuestionType("definition", subject)

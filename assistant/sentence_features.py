@@ -614,6 +614,33 @@ def names_asked_kind(kind: QuestionType, question: str, text: str, local: dict[s
     return bool(kind.kinds) and any(family_kind(n, local.get(n)) in kind.kinds for n in new_names(question, text))
 
 
+# a sentence that says what a thing is built on: "Based on the open-source Qwen3 models, X is trained ...", "the
+# base Qwen3-8B model", "implemented on top of the DAPO backbone", "We train Llama 3.1 8B Instruct on ..." (not
+# "distilled from": a teacher; nor "backbone" alone: "All backbone RL algorithms we compare ...")
+_DERIVES = re.compile(
+    r"\b(?:based|built|builds?|building) (?:up)?on\b|\bon top of\b|\b(?:initiali[sz]ed|trained|fine-?tuned|finetuned|"
+    r"derived|adapted|started|starting) from\b|\bthe base\b|\bbase (?:models?|LLMs?|LMs?|polic(?:y|ies)|"
+    r"language models?|algorithms?)\b|\bas (?:the|our) (?:[\w\-.]+ )?(?:base|backbone|starting point|initial)\b",
+    re.IGNORECASE,
+)
+_TRAINS_NAMED = re.compile(r"\b[Ww]e (?:train|fine-?tune|finetune|initiali[sz]e) [A-Z]")  # "We train Llama ..."
+_SIZE = re.compile(r"(?<![\w\-.])\d+(?:\.\d+)?[BM]\b")  # a model's size written apart: "Llama 3.1 8B Instruct"
+_OWN = re.compile(r"\b(?:we|our|us)\b", re.IGNORECASE)
+
+
+def names_base(kind: QuestionType, question: str, text: str, local: dict[str, Counter[str]]) -> bool:
+    """For a question that asks what its subject is built on (`QuestionType.base`), `text` says that of the
+    subject (it names it, or speaks as its authors: "we", "our method") and of a thing of the asked kind: a name of
+    that kind (or, for a model, a size written apart: "Llama 3.1 8B") in words of derivation ("based on", "on top
+    of", "the base ... model", "we train <Name>"). "GRPO+OPSD adds a loss on top of GRPO" is about another."""
+    if not kind.base or not (_DERIVES.search(text) or _TRAINS_NAMED.search(text)):
+        return False
+    lowered = text.lower()
+    if not (_OWN.search(text) or any(stem in lowered for stem in _asked_stems(question))):
+        return False
+    return names_asked_kind(kind, question, text, local) or ("model" in kind.kinds and bool(_SIZE.search(text)))
+
+
 def name_bonus(kind: QuestionType, question: str, text: str, local: dict[str, Counter[str]]) -> float:
     """The nudge for a name that may answer a "which ..." question: `KIND_BONUS` when it is of the asked kind,
     none when every new name is known to be of another kind (a benchmark for "which algorithm"), `NAME_BONUS`
