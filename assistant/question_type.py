@@ -71,8 +71,9 @@ _AFTER_HEAD = re.compile(
 _NOT_THE_THING = re.compile(r"\b(?:of|the|a|an|baselines?|kinds?|types?|sorts?)\b", re.IGNORECASE)
 # what a question asks for when it asks for the thing its subject is built on
 _BASE = re.compile(
-    r"\b(?:base|backbone|underlying|foundation)\b|\bon top of\b|\b(?:builds?|built|building|based|initiali[sz]ed|"
-    r"derived|distilled|started|starts?|fine-?tuned|finetuned|trained|adapted)\s+(?:up)?(?:on|from)\b(?<!trained on)",
+    r"\b(?:base|backbone|underlying|foundation|pre-?trained|adapts?|adapted|fine-?tunes?)\b|\bon top of\b|"
+    r"\b(?:builds?|built|building|based|initiali[sz]ed|derived|distilled|started|starts?|fine-?tuned|finetuned|"
+    r"trained|adapted)\s+(?:up)?(?:on|from)\b(?<!trained on)",
     re.IGNORECASE,
 )
 _NOT_SUBJECT = re.compile(r"^(?:difference|relation|role|effect|impact|purpose|goal|aim|main|best|most)\b", re.I)
@@ -102,8 +103,8 @@ def asked_kinds(question: str) -> tuple[str, ...]:
 
 def asks_base(question: str) -> bool:
     """Whether a "which X" question asks what its subject is built on ("What base model is X trained from?",
-    "Which RL algorithm does X build on?", "... serves as X's backbone?") rather than what it uses or was tested on
-    ("trained on" asks for data, and is not read here)."""
+    "Which RL algorithm does X build on?", "... serves as X's backbone?", "Which pre-trained model do they adapt?")
+    rather than what it uses or was tested on ("trained on" asks for data, and is not read here)."""
     return bool(_BASE.search(question))
 
 

@@ -118,6 +118,7 @@ def test_a_question_asks_what_its_subject_is_built_on() -> None:
         "Which base language model is OpenScholar-8B trained from?",
         "Which RL algorithm does CAST build on?",
         "Which RL algorithm serves as SDAR's optimization backbone?",
+        "Which pre-trained language model do the authors adapt for paraphrase generation?",
     ):
         assert classify(question).base, question
     for question in (QUESTION, "Which dataset was the solubility model trained on?", "Which benchmarks test X?"):
