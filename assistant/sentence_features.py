@@ -273,11 +273,13 @@ _SETUP_VERBS = (
     r"include|apply|appli|choose|chose|select|optimi[sz]e|perform|develop|utili[sz]e|consider|conduct|benchmark|"
     r"experiment|measure|report|run|ran|start|base"
 )
+# words that say what a thing is built on, read by `says_what_was_used` and `names_base`
+_BUILT_ON = r"built (?:on|upon)|initiali[sz]ed from|on top of|(?:trained|fine-?tuned) from"
 _SETS_UP = re.compile(
     r"\b(?:we|our\s+(?:\w+\s+)?(?:model|method|system|approach|agent|framework|pipeline)s?)\b(?:\s+[\w\-]+){0,3}?\s+"
     r"(?:" + _SETUP_VERBS + r")(?:s|d|ed|es|ing|t)?\b"
     r"|\b(?:is|are|was|were)\s+(?:\w+ly\s+)?(?:used|adopted|employed|chosen|selected|trained|evaluated|fine-?tuned)\b"
-    r"|\b(?:based on|built (?:on|upon)|initiali[sz]ed (?:from|with)|on top of|(?:trained|fine-?tuned) (?:from|on))\b",
+    r"|\b(?:" + _BUILT_ON + r"|based on|initiali[sz]ed with|(?:trained|fine-?tuned) on)\b",
     re.IGNORECASE,
 )
 _ASKS_SEVERAL = re.compile(
@@ -618,9 +620,10 @@ def names_asked_kind(kind: QuestionType, question: str, text: str, local: dict[s
 # base Qwen3-8B model", "implemented on top of the DAPO backbone", "We train Llama 3.1 8B Instruct on ..." (not
 # "distilled from": a teacher; nor "backbone" alone: "All backbone RL algorithms we compare ...")
 _DERIVES = re.compile(
-    r"\b(?:based|built|builds?|building) (?:up)?on\b|\bon top of\b|\b(?:initiali[sz]ed|trained|fine-?tuned|finetuned|"
-    r"derived|adapted|started|starting) from\b|\bthe base\b|\bbase (?:models?|LLMs?|LMs?|polic(?:y|ies)|"
-    r"language models?|algorithms?)\b|\bas (?:the|our) (?:[\w\-.]+ )?(?:base|backbone|starting point|initial)\b",
+    r"\b(?:" + _BUILT_ON + r")\b|\b(?:based|builds?|building) (?:up)?on\b|"
+    r"\b(?:finetuned|derived|adapted|started|starting) from\b|\bthe base\b|"
+    r"\bbase (?:models?|LLMs?|LMs?|polic(?:y|ies)|language models?|algorithms?)\b|"
+    r"\bas (?:the|our) (?:[\w\-.]+ )?(?:base|backbone|starting point|initial)\b",
     re.IGNORECASE,
 )
 _TRAINS_NAMED = re.compile(r"\b[Ww]e (?:train|fine-?tune|finetune|initiali[sz]e) [A-Z]")  # "We train Llama ..."
