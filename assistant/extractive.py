@@ -176,8 +176,7 @@ def _asked_kind_first(
     "the base Qwen3-8B model" answers "What base model is X trained from?", not "X outperforms GPT-4o"."""
     if kind.answer != "entity" or not kind.kinds:
         return cands
-    wanted = [names_base] if kind.base else []  # what X is built on: a sentence that says so, before any naming one
-    for test in [*wanted, names_asked_kind]:
+    for test in (names_base, names_asked_kind):  # `names_base` holds only for a question about what X is built on
         for i, cand in enumerate(cands):
             if test(kind, question, cand.sentence.text, seen):
                 return [cand, *cands[:i], *cands[i + 1 :]]
