@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 
@@ -114,6 +114,45 @@ def definitions(text: str) -> Iterator[tuple[str, str]]:
             form = long_form(m.group(1), before.group(1))
             if form:
                 yield key(m.group(1)), form
+
+
+def form_key(form: str) -> str:
+    """A long form as compared with another: "Group-Relative Policy Optimisation" and "group relative policy
+    optimization" are one, and so are "centralized training with decentralized execution" and "centralized
+    training decentralized execution" (the small words that give no letter are left out)."""
+    words = form.lower().replace("isation", "ization").replace("-", " ").split()
+    return " ".join(w for w in words if w not in _SKIPPABLE)
+
+
+def agreed_forms(spellings: Iterable[tuple[str, str]]) -> dict[str, str]:
+    """For each acronym that texts of (text, paper id) spell out, the long form the most papers give it (a tie
+    goes to the glossary's form, then to the first read). When the texts come from several papers and only one of
+    them spells the acronym out, its spelling is left out if the glossary has one: one paper's "Generalized Reward
+    Policy Optimization (GRPO)" does not outweigh what nearly every other paper means by GRPO; the texts of one
+    paper say what it means by its own acronyms."""
+    papers: dict[str, dict[str, set[str]]] = {}
+    written: dict[str, str] = {}
+    every_paper = set()
+    for text, paper in spellings:
+        every_paper.add(paper)
+        for acronym, form in definitions(" ".join(text.split())):
+            k = form_key(form)
+            papers.setdefault(acronym, {}).setdefault(k, set()).add(paper)
+            written.setdefault(k, form)
+    out = {}
+    for acronym, forms in papers.items():
+        known = glossary().get(acronym)
+        best = max(forms, key=lambda k: (len(forms[k]), k == form_key(known or "")))  # ties: the first read
+        if len(every_paper) == 1 or len(forms[best]) > 1 or not known:
+            out[acronym] = written[best]
+    return out
+
+
+def spells_otherwise(text: str, acronym: str, form: str) -> bool:
+    """`text` spells `acronym` out as something other than `form` ("Generalized Reward Policy Optimization
+    (GRPO)" against "group relative policy optimization")."""
+    wanted, k = form_key(form), key(acronym)
+    return any(a == k and form_key(f) != wanted for a, f in definitions(" ".join(text.split())))
 
 
 @cache

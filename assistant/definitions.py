@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import replace
 
+from assistant.acronyms import agreed_forms, expand, is_acronym, spells_otherwise
 from assistant.question_type import classify
 from assistant.retrieval import HybridRetriever
 from assistant.sentence_features import introduces, name_like
@@ -21,20 +22,35 @@ from ingest.sentences import split_sentences, usable
 LOOKED_AT = 100  # passages read for a defining sentence (by BM25 for the subject alone)
 
 
-def says_what(text: str, subject: str) -> bool:
-    """Whether a usable sentence of `text` says what `subject` is."""
-    return any(introduces(s.text, subject) for s in split_sentences(text) if usable(s))
+def says_what(text: str, subject: str, form: str | None = None) -> bool:
+    """Whether a usable sentence of `text` says what `subject` is (and, when `form` is given, spells the acronym
+    out as `form` if it spells it out at all: `agreed_form`)."""
+    return any(
+        introduces(s.text, subject) and not (form and spells_otherwise(s.text, subject, form))
+        for s in split_sentences(text)
+        if usable(s)
+    )
+
+
+def agreed_form(subject: str, sources: list[Passage]) -> str | None:
+    """The long form of the acronym `subject` as the sources agree on it (`assistant.acronyms.agreed_forms`),
+    else as the glossary has it; None when `subject` is no acronym or neither knows it."""
+    if not is_acronym(subject):
+        return None
+    return expand(subject, agreed_forms((p.text, p.paper_id) for p in sources))
 
 
 def with_definition(retriever: HybridRetriever, query: str, scope: Scope, sources: list[Passage]) -> list[Passage]:
     """`sources`, and for a definition question about a name (`name_like`) none of whose sources says what it
-    is, the best-ranked passage in scope (by BM25 for the name) that does, if any, after them."""
+    is (in the long form the sources or the glossary agree on, for an acronym), the best-ranked passage in scope
+    (by BM25 for the name) that does, if any, after them."""
     kind = classify(query)
     if kind.answer != "definition" or not name_like(kind.subject):
         return sources  # an everyday word ("what is time?") is no name a paper introduces
-    if any(says_what(p.text, kind.subject) for p in sources):
+    form = agreed_form(kind.subject, sources)
+    if any(says_what(p.text, kind.subject, form) for p in sources):
         return sources
-    return first_holding(retriever, kind.subject, scope, sources, LOOKED_AT, lambda t: says_what(t, kind.subject))
+    return first_holding(retriever, kind.subject, scope, sources, LOOKED_AT, lambda t: says_what(t, kind.subject, form))
 
 
 def first_holding(

@@ -16,9 +16,11 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from assistant.abstention import Evidence, abstains, gather
+from assistant.acronyms import spells_otherwise
 from assistant.answer_shape import arrange, compose, pieces
 from assistant.asked_section import asked_section, in_section, of_section, settle
 from assistant.base import AnswerChunk, Answerer
+from assistant.definitions import agreed_form
 from assistant.entities import kind_counts
 from assistant.focus import Focus, focus, with_acronyms
 from assistant.lists import list_answer
@@ -155,15 +157,23 @@ def _ranked(pool: _Pool) -> list[_Candidate]:
     return [c for c in pool.cands if id(c) in chosen or c.sentence.text in pool.stored]
 
 
-def _definition_first(kind: QuestionType, cands: list[_Candidate]) -> list[_Candidate]:
+def _definition_first(kind: QuestionType, cands: list[_Candidate], form: str | None = None) -> list[_Candidate]:
     """For a "what is X" question, the best-ranked sentence that says what X is (`introduces`) moved first, so
-    that the answer leads with it however a sentence that only uses X scored; `cands` as they are else."""
+    that the answer leads with it however a sentence that only uses X scored; `cands` as they are else. When X is
+    an acronym whose long form the passages agree on (`form`), a sentence that spells it out otherwise leads only
+    if no other says what X is: "What is GRPO?" is not answered by a paper's "Generalized Reward Policy
+    Optimization (GRPO)" while others write "Group Relative Policy Optimization"."""
     if kind.answer != "definition":
         return cands
+    fallback = None
     for i, cand in enumerate(cands):
         if introduces(cand.sentence.text, kind.subject):
-            return [cand, *cands[:i], *cands[i + 1 :]]
-    return cands
+            if not form or not spells_otherwise(cand.sentence.text, kind.subject, form):
+                return [cand, *cands[:i], *cands[i + 1 :]]
+            fallback = i if fallback is None else fallback
+    if fallback is None:
+        return cands
+    return [cands[fallback], *cands[:fallback], *cands[fallback + 1 :]]
 
 
 def _asked_kind_first(
@@ -239,7 +249,10 @@ class ExtractiveAnswerer(Answerer):
         if listed is not None:
             return listed
         found = self._rank(pool) if self.scorer == "keyword" else self._learned(standalone, sources, pool)
-        led = _asked_kind_first(kind, standalone, _definition_first(kind, found), pool.kinds_seen)
+        defined_first = _definition_first(
+            kind, found, agreed_form(kind.subject, sources) if kind.answer == "definition" else None
+        )
+        led = _asked_kind_first(kind, standalone, defined_first, pool.kinds_seen)
         led, inside = _section_first(pool.asked, led, sources)
         picked = _continued(self._select(led, taken=inside), sources)
         if not picked:

@@ -23,7 +23,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from assistant.acronyms import acronyms, definitions, expand
+from assistant.acronyms import acronyms, agreed_forms, expand
 from assistant.question_type import classify
 from assistant.types import Passage
 
@@ -115,11 +115,7 @@ def spelled_out(text: str, local: dict[str, str] | None = None) -> Focus:
 
 
 def _local_long_forms(sources: Sequence[Passage]) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for passage in sources:
-        for acronym, form in definitions(" ".join(passage.text.split())):
-            out.setdefault(acronym, form)
-    return out
+    return agreed_forms((p.text, p.paper_id) for p in sources)
 
 
 def focus(question: str, sources: Sequence[Passage]) -> Focus:

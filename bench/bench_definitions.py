@@ -13,15 +13,24 @@ answer abstained; the lead sentence says what X is by the answerer's own test (`
 the gold); milliseconds per question (retrieval and answer). The nudge for defining sentences (its name read
 as a word, and spelt-out acronyms counted) is the same in both runs.
 
+Then the acronyms the demo spells out in more than one way ("Group Relative Policy Optimization (GRPO)" in most
+papers, "Generalized Reward Policy Optimization (GRPO)" in one), each asked as "What is X?" over the whole
+corpus, twice in the same run: with each acronym's long form taken as the sources spell it first (as before
+`assistant.acronyms.agreed_forms`) and as shipped (the spelling most of the sources' papers give, one paper's own
+spelling not outweighing the glossary's). Gold: the spelling most demo papers give. Measured: the lead sentence
+spells X out that way; spells it out otherwise; says what X is (`introduces`); the answer abstained.
+
     python -m bench.bench_definitions
 """
 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import gzip
 import json
 import re
+import sqlite3
 import sys
 import time
 from collections.abc import Sequence
@@ -33,7 +42,11 @@ from unittest import mock
 if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import assistant.definitions as definitions_module
+import assistant.extractive as extractive_module
+import assistant.focus as focus_module
 import assistant.service as service
+from assistant.acronyms import definitions, form_key, glossary, key
 from assistant.definitions import with_definition
 from assistant.sentence_features import introduces
 from assistant.service import Assistant
@@ -121,6 +134,76 @@ def _ask(assistant: Assistant, named: Sequence[Case], run: Run, times: list[floa
     run.ms = times
 
 
+@dataclass
+class Spelled:
+    as_most: int = 0  # the lead sentence spells the acronym out as most demo papers do
+    otherwise: int = 0  # ... as something else
+    introduces: int = 0
+    abstained: int = 0
+
+
+def spelled_several_ways(store: Store, least: int = 2) -> dict[str, str]:
+    """The glossary's acronyms that the store's chunks spell out at least `least` times in more than one way,
+    each with the spelling (`form_key`) most of its papers give."""
+    papers: dict[str, dict[str, set[str]]] = {}
+    with sqlite3.connect(store.settings.catalog_path) as db:
+        for paper, text in db.execute("SELECT paper_id, text FROM chunks"):
+            for acronym, form in definitions(" ".join(text.split())):
+                papers.setdefault(acronym, {}).setdefault(form_key(form), set()).add(paper)
+    known = glossary()
+    return {
+        acronym: max(forms, key=lambda f: len(forms[f]))
+        for acronym, forms in sorted(papers.items())
+        if acronym in known and len(forms) > 1 and sum(len(p) for p in forms.values()) >= least
+    }
+
+
+def _first_read(spellings: Any) -> dict[str, str]:
+    """Each acronym's long form as the texts spell it first: what the answerer read before `agreed_forms`."""
+    out: dict[str, str] = {}
+    for text, _paper in spellings:
+        for acronym, form in definitions(" ".join(text.split())):
+            out.setdefault(acronym, form)
+    return out
+
+
+def ask_acronyms(store: Store, most: dict[str, str], agreed: bool) -> Spelled:
+    assistant, run = Assistant(store), Spelled()
+    with contextlib.ExitStack() as stack:
+        if not agreed:
+            stack.enter_context(mock.patch.object(focus_module, "agreed_forms", _first_read))
+            for module in (definitions_module, extractive_module):
+                stack.enter_context(mock.patch.object(module, "agreed_form", lambda subject, sources: None))
+        for acronym, form in most.items():
+            answer = assistant.ask(f"What is {acronym}?", Scope())
+            if answer.abstained or not answer.sentences:
+                run.abstained += 1
+                continue
+            lead = answer.sentences[0].text
+            spelt = {form_key(f) for a, f in definitions(" ".join(lead.split())) if a == key(acronym)}
+            run.as_most += form in spelt
+            run.otherwise += bool(spelt - {form})
+            run.introduces += introduces(lead, acronym)
+    return run
+
+
+def acronym_body(most: dict[str, str], runs: dict[str, Spelled]) -> str:
+    n = len(most)
+    rows = [
+        [label, _rate(r.as_most, n), _rate(r.otherwise, n), _rate(r.introduces, n), _rate(r.abstained, n)]
+        for label, r in runs.items()
+    ]
+    table = markdown_table(
+        ["long form of X taken as", "lead spells X as most papers do", "lead spells X otherwise",
+         "lead says what X is (introduces)", "abstained"],
+        rows,
+    )  # fmt: skip
+    return (
+        f"{n} acronyms of the glossary that the demo's passages spell out in more than one way (at least twice in "
+        f'all), each asked as "What is X?" over the whole demo corpus: {", ".join(most)}.\n\n{table}\n'
+    )
+
+
 def _rate(n: int, total: int) -> str:
     return f"{n}/{total} ({100 * n / total:.0f}%)"
 
@@ -163,7 +246,13 @@ def main(argv: Sequence[str] | None = None) -> None:
         load_demo_corpus(store)
         Assistant(store).ask("What is a warm-up question?", Scope())  # model and indexes loaded before timing
         runs = {"off": ask_all(store, False, named), "on (default)": ask_all(store, True, named)}
-    publish(args, "definitions", 'Definition questions ("What is X?") over the demo corpus', MODULE, body(named, runs))
+        most = spelled_several_ways(store)
+        spelt = {
+            "the sources' first spelling": ask_acronyms(store, most, agreed=False),
+            "the spelling most of the sources' papers give (default)": ask_acronyms(store, most, agreed=True),
+        }
+    text = body(named, runs) + "\n" + acronym_body(most, spelt)
+    publish(args, "definitions", 'Definition questions ("What is X?") over the demo corpus', MODULE, text)
 
 
 if __name__ == "__main__":

@@ -7,12 +7,14 @@ import re
 
 import pytest
 
+from assistant.acronyms import agreed_forms, expand, form_key, glossary, spells_otherwise
 from assistant.definitions import says_what, with_definition
 from assistant.entities import expands
+from assistant.extractive import ExtractiveAnswerer
 from assistant.retrieval import HybridRetriever
 from assistant.sentence_features import defines, introduces, name_like
 from assistant.service import Assistant
-from assistant.types import Scope
+from assistant.types import Passage, Scope
 from storage.store import Store
 
 
@@ -145,3 +147,76 @@ def test_a_definition_of_something_no_paper_defines_adds_nothing(tool_use: Store
 )
 def test_a_name_is_told_from_everyday_words(subject: str, is_name: bool) -> None:
     assert name_like(subject) is is_name
+
+
+# One paper of the demo spells GRPO "Generalized Reward Policy Optimization"; nearly every other one "Group
+# Relative Policy Optimization", as the glossary does.
+ODD_GRPO = (
+    "GRPO, short for Generalized Reward Policy Optimization (GRPO), is the reinforcement learning algorithm that "
+    "trains our agents."
+)
+USUAL_GRPO = (
+    "In the second stage the rollouts of each prompt are compared with one another by Group Relative Policy "
+    "Optimization (GRPO) as verl implements it."
+)
+
+
+def _passage(paper_id: str, text: str, number: int = 1) -> Passage:
+    return Passage(f"{paper_id}#0", paper_id, f"Paper {paper_id}", [], 2025, None, 1, 1, text, number=number)
+
+
+def test_the_long_form_most_papers_give_is_the_agreed_one() -> None:
+    usual = [(USUAL_GRPO, "b"), ("Group-Relative Policy Optimisation (GRPO) keeps no critic.", "c")]
+    for spellings in ([(ODD_GRPO, "a"), *usual], [*usual, (ODD_GRPO, "a")]):  # whichever is read first
+        assert agreed_forms(spellings)["GRPO"] == "group relative policy optimization"
+    # one paper's lone spelling among several papers gives way to the glossary's; a paper alone keeps its own
+    assert "GRPO" not in agreed_forms([(ODD_GRPO, "a"), ("GRPO trains the policy.", "b")])
+    assert expand("GRPO", agreed_forms([(ODD_GRPO, "a"), ("GRPO trains the policy.", "b")])) == glossary()["GRPO"]
+    assert agreed_forms([(ODD_GRPO, "a"), ("GRPO trains the policy.", "a")])["GRPO"] == (
+        "generalized reward policy optimization"
+    )
+    # an acronym the glossary lacks keeps the spelling the texts give
+    assert agreed_forms([("the Zonal Quirk Tracker (ZQT) runs", "a"), ("ZQT", "b")])["ZQT"] == "zonal quirk tracker"
+
+
+def test_spellings_that_differ_only_in_small_words_hyphens_or_british_endings_are_one() -> None:
+    assert form_key("Group-Relative Policy Optimisation") == form_key("group relative policy optimization")
+    assert form_key("centralized training with decentralized execution") == form_key(
+        "Centralized Training Decentralized Execution"
+    )
+    assert form_key("group relative policy optimization") != form_key("generalized reward policy optimization")
+    assert spells_otherwise(ODD_GRPO, "GRPO", "group relative policy optimization")
+    assert not spells_otherwise(USUAL_GRPO, "GRPO", "Group-Relative Policy Optimisation")
+    assert not spells_otherwise("GRPO is a critic-free method.", "GRPO", "group relative policy optimization")
+
+
+def test_a_definition_question_is_not_led_by_one_papers_odd_spelling(tool_use: Store) -> None:
+    question = "What is GRPO?"
+    answerer = ExtractiveAnswerer(tool_use.embedder, tool_use.settings.answer)
+    sources = [
+        _passage("a", f"{ODD_GRPO} We evaluate GRPO on video agents.", 1),
+        _passage("b", f"{USUAL_GRPO} GRPO removes the value model.", 2),
+        _passage("c", "With GRPO, the agent improves by 4% on seven QA benchmarks.", 3),
+    ]
+    lead = answerer.answer(question, question, sources).sentences[0]
+    assert lead.text.startswith("In the second stage"), lead.text
+    # the odd spelling still answers when it is the only sentence that says what GRPO is ...
+    alone = answerer.answer(question, question, [sources[0], sources[2]]).sentences[0]
+    assert "Generalized Reward Policy Optimization (GRPO)" in alone.text
+    # ... and in its own paper, where it is what GRPO means
+    own = answerer.answer(question, question, [sources[0], _passage("a", "GRPO trains the policy.", 2)])
+    assert "Generalized Reward Policy Optimization (GRPO)" in own.sentences[0].text
+
+
+def test_sources_that_spell_it_only_one_papers_way_look_up_the_usual_spelling(tool_use: Store) -> None:
+    retriever = HybridRetriever(tool_use)
+    odd = _passage("odd", ODD_GRPO)
+    uses = [p for p in retriever.keyword_passages("GRPO", Scope(), 50) if not says_what(p.text, "GRPO")][:2]
+    assert uses and all(p.paper_id != "odd" for p in uses)
+    base = [odd, *uses]
+    found = with_definition(retriever, "What is GRPO?", Scope(), base)
+    assert found[: len(base)] == base and len(found) == len(base) + 1
+    added = found[-1].text
+    assert re.search(r"group[\s-]+relative\s+policy\s+optimi[sz]ation\s*\(GRPO\)", added, re.IGNORECASE), added
+    # a source that says what GRPO is the usual way is enough
+    assert with_definition(retriever, "What is GRPO?", Scope(), found) == found
