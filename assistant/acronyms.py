@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Iterator
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 
 GLOSSARY = Path(__file__).resolve().parents[1] / "papertalk" / "data" / "acronyms.json"
@@ -135,7 +135,7 @@ def agreed_forms(spellings: Iterable[tuple[str, str]]) -> dict[str, str]:
     every_paper = set()
     for text, paper in spellings:
         every_paper.add(paper)
-        for acronym, form in definitions(" ".join(text.split())):
+        for acronym, form in _spelled_out(text):
             k = form_key(form)
             papers.setdefault(acronym, {}).setdefault(k, set()).add(paper)
             written.setdefault(k, form)
@@ -152,7 +152,14 @@ def spells_otherwise(text: str, acronym: str, form: str) -> bool:
     """`text` spells `acronym` out as something other than `form` ("Generalized Reward Policy Optimization
     (GRPO)" against "group relative policy optimization")."""
     wanted, k = form_key(form), key(acronym)
-    return any(a == k and form_key(f) != wanted for a, f in definitions(" ".join(text.split())))
+    return any(a == k and form_key(f) != wanted for a, f in _spelled_out(text))
+
+
+@lru_cache(maxsize=4096)
+def _spelled_out(text: str) -> tuple[tuple[str, str], ...]:
+    """`definitions` of a passage or sentence, read once: a definition question reads its sources' spellings for
+    the search, the lookup and the lead."""
+    return tuple(definitions(" ".join(text.split())))
 
 
 @cache
