@@ -15,7 +15,7 @@ from dataclasses import replace
 from assistant.acronyms import agreed_forms, expand, is_acronym, spells_otherwise
 from assistant.question_type import classify
 from assistant.retrieval import HybridRetriever
-from assistant.sentence_features import introduces, name_like
+from assistant.sentence_features import introduces, name_like, names_a_variant
 from assistant.types import Passage, Scope
 from ingest.sentences import split_sentences, usable
 
@@ -26,7 +26,9 @@ def says_what(text: str, subject: str, form: str | None = None) -> bool:
     """Whether a usable sentence of `text` says what `subject` is (and, when `form` is given, spells the acronym
     out as `form` if it spells it out at all: `agreed_form`)."""
     return any(
-        introduces(s.text, subject) and not (form and spells_otherwise(s.text, subject, form))
+        introduces(s.text, subject)
+        and not (form and spells_otherwise(s.text, subject, form))
+        and not names_a_variant(s.text, subject)
         for s in split_sentences(text)
         if usable(s)
     )

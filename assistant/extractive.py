@@ -30,6 +30,7 @@ from assistant.selection import candidates, lexical, rescore
 from assistant.sentence_features import (
     RESTATES_PENALTY,
     introduces,
+    names_a_variant,
     names_asked_kind,
     names_base,
     repeats_title,
@@ -165,15 +166,21 @@ def _definition_first(kind: QuestionType, cands: list[_Candidate], form: str | N
     Optimization (GRPO)" while others write "Group Relative Policy Optimization"."""
     if kind.answer != "definition":
         return cands
-    fallback = None
+    first: dict[int, int] = {}  # how well a sentence answers (0 best) -> the best-ranked one that does so
     for i, cand in enumerate(cands):
-        if introduces(cand.sentence.text, kind.subject):
-            if not form or not spells_otherwise(cand.sentence.text, kind.subject, form):
-                return [cand, *cands[:i], *cands[i + 1 :]]
-            fallback = i if fallback is None else fallback
-    if fallback is None:
+        text = cand.sentence.text
+        if not introduces(text, kind.subject):
+            continue
+        if form and spells_otherwise(text, kind.subject, form):
+            first.setdefault(2, i)
+        elif names_a_variant(text, kind.subject):
+            first.setdefault(1, i)
+        else:
+            return [cand, *cands[:i], *cands[i + 1 :]]
+    if not first:
         return cands
-    return [cands[fallback], *cands[:fallback], *cands[fallback + 1 :]]
+    i = first[min(first)]
+    return [cands[i], *cands[:i], *cands[i + 1 :]]
 
 
 def _asked_kind_first(

@@ -441,6 +441,18 @@ def introduces(text: str, subject: str) -> bool:
     return bool(re.search(rf"{_INTRODUCING}{name}{_AFTER_INTRODUCED}", text, re.IGNORECASE))
 
 
+def names_a_variant(text: str, subject: str) -> bool:
+    """`text` names, in brackets, a variant built on the name `subject`: "Hybrid Group Relative Policy Optimization
+    (Hybrid GRPO) is a framework that extends ... GRPO", "we propose Turn-Level GRPO (TL-GRPO), a ...". Such a
+    sentence says what the variant is, not what `subject` is. A citation after the name ("(GRPO; Shao et al.,
+    2024)") names none."""
+    for inner in re.findall(r"\(([^()]{1,60})\)", text):
+        inner = inner.strip()
+        if subject in inner and inner != subject and not re.match(rf"{re.escape(subject)}\s*[;,]", inner):
+            return True
+    return False
+
+
 def plainly_defines(text: str, subject: str) -> bool:
     """`text` defines the everyday words `subject` in so many words: it opens with them (after an introductory
     clause; several words may be their head noun, `_said`) followed by what they are ("Deep research is a new

@@ -12,7 +12,7 @@ from assistant.definitions import says_what, with_definition
 from assistant.entities import expands
 from assistant.extractive import ExtractiveAnswerer
 from assistant.retrieval import HybridRetriever
-from assistant.sentence_features import defines, introduces, name_like
+from assistant.sentence_features import defines, introduces, name_like, names_a_variant
 from assistant.service import Assistant
 from assistant.types import Passage, Scope
 from storage.store import Store
@@ -220,3 +220,41 @@ def test_sources_that_spell_it_only_one_papers_way_look_up_the_usual_spelling(to
     assert re.search(r"group[\s-]+relative\s+policy\s+optimi[sz]ation\s*\(GRPO\)", added, re.IGNORECASE), added
     # a source that says what GRPO is the usual way is enough
     assert with_definition(retriever, "What is GRPO?", Scope(), found) == found
+
+
+@pytest.mark.parametrize(
+    ("text", "variant"),
+    [
+        ("Hybrid Group Relative Policy Optimization (Hybrid GRPO) is a framework that extends Proximal Policy "
+         "Optimization (PPO) and Group Relative Policy Optimization (GRPO) by adding samples.", True),
+        ("To address this gap, we propose Turn-Level GRPO (TL-GRPO), a lightweight RL algorithm.", True),
+        ("We adopt Group Relative Policy Optimization (GRPO), a critic-free RL algorithm.", False),
+        ("We use GRPO (GRPO; Shao et al., 2024), a variant of PPO.", False),
+        ("GRPO (Group Relative Policy Optimization) is a critic-free method.", False),
+    ],
+)  # fmt: skip
+def test_a_sentence_that_names_a_variant_built_on_the_name_is_told(text: str, variant: bool) -> None:
+    assert names_a_variant(text, "GRPO") is variant
+
+
+def test_a_definition_is_led_by_a_sentence_about_the_name_before_one_about_a_variant(tool_use: Store) -> None:
+    question = "What is GRPO?"
+    answerer = ExtractiveAnswerer(tool_use.embedder, tool_use.settings.answer)
+    hybrid = (
+        "Hybrid Group Relative Policy Optimization (Hybrid GRPO) is a reinforcement learning framework that "
+        "extends Group Relative Policy Optimization (GRPO) by sampling several actions."
+    )
+    sources = [_passage("a", hybrid, 1), _passage("b", f"{USUAL_GRPO} GRPO removes the value model.", 2)]
+    lead = answerer.answer(question, question, sources).sentences[0]
+    assert lead.text.startswith("In the second stage"), lead.text
+    # the variant's sentence still leads when it is the only one that spells GRPO out
+    alone = answerer.answer(question, question, [sources[0], _passage("c", "GRPO is widely used.", 2)])
+    assert alone.sentences[0].text.startswith("Hybrid Group Relative"), alone.sentences[0].text
+
+
+def test_sources_that_only_define_a_variant_look_up_the_name_itself(tool_use: Store) -> None:
+    retriever = HybridRetriever(tool_use)
+    variant = _passage("variant", "To address this gap, we propose Turn-Level GRPO (TL-GRPO), a lightweight RL method.")
+    assert not says_what(variant.text, "GRPO")
+    found = with_definition(retriever, "What is GRPO?", Scope(), [variant])
+    assert len(found) == 2 and says_what(found[-1].text, "GRPO"), found[-1].text
