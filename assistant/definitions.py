@@ -22,16 +22,21 @@ from ingest.sentences import split_sentences, usable
 LOOKED_AT = 100  # passages read for a defining sentence (by BM25 for the subject alone)
 
 
+def definition_tier(text: str, subject: str, form: str | None = None) -> int | None:
+    """How well the sentence `text` says what `subject` is: None when it does not (`introduces`); 0 when it does;
+    1 when it names a variant built on it in brackets ("Hybrid GRPO", "TL-GRPO": `names_a_variant`); 2 when it
+    spells the acronym out other than as `form` (`agreed_form`)."""
+    if not introduces(text, subject):
+        return None
+    if form and spells_otherwise(text, subject, form):
+        return 2
+    return 1 if names_a_variant(text, subject) else 0
+
+
 def says_what(text: str, subject: str, form: str | None = None) -> bool:
-    """Whether a usable sentence of `text` says what `subject` is (and, when `form` is given, spells the acronym
-    out as `form` if it spells it out at all: `agreed_form`)."""
-    return any(
-        introduces(s.text, subject)
-        and not (form and spells_otherwise(s.text, subject, form))
-        and not names_a_variant(s.text, subject)
-        for s in split_sentences(text)
-        if usable(s)
-    )
+    """Whether a usable sentence of `text` says what `subject` is, about it and spelt as `form` (tier 0 of
+    `definition_tier`)."""
+    return any(definition_tier(s.text, subject, form) == 0 for s in split_sentences(text) if usable(s))
 
 
 def agreed_form(subject: str, sources: list[Passage]) -> str | None:

@@ -16,11 +16,10 @@ import numpy as np
 from llama_index.core.base.embeddings.base import BaseEmbedding
 
 from assistant.abstention import Evidence, abstains, gather
-from assistant.acronyms import spells_otherwise
 from assistant.answer_shape import arrange, compose, pieces
 from assistant.asked_section import asked_section, in_section, of_section, settle
 from assistant.base import AnswerChunk, Answerer
-from assistant.definitions import agreed_form
+from assistant.definitions import agreed_form, definition_tier
 from assistant.entities import kind_counts
 from assistant.focus import Focus, focus, with_acronyms
 from assistant.lists import list_answer
@@ -30,7 +29,6 @@ from assistant.selection import candidates, lexical, rescore
 from assistant.sentence_features import (
     RESTATES_PENALTY,
     introduces,
-    names_a_variant,
     names_asked_kind,
     names_base,
     repeats_title,
@@ -160,23 +158,19 @@ def _ranked(pool: _Pool) -> list[_Candidate]:
 
 def _definition_first(kind: QuestionType, cands: list[_Candidate], form: str | None = None) -> list[_Candidate]:
     """For a "what is X" question, the best-ranked sentence that says what X is (`introduces`) moved first, so
-    that the answer leads with it however a sentence that only uses X scored; `cands` as they are else. When X is
-    an acronym whose long form the passages agree on (`form`), a sentence that spells it out otherwise leads only
-    if no other says what X is: "What is GRPO?" is not answered by a paper's "Generalized Reward Policy
-    Optimization (GRPO)" while others write "Group Relative Policy Optimization"."""
+    that the answer leads with it however a sentence that only uses X scored; `cands` as they are else. One about
+    X itself comes before one that names a variant built on it, and that before one that spells the acronym out
+    other than as the passages agree (`form`; `definition_tier`): "What is GRPO?" is not answered by a paper's
+    "Generalized Reward Policy Optimization (GRPO)" while others write "Group Relative Policy Optimization"."""
     if kind.answer != "definition":
         return cands
-    first: dict[int, int] = {}  # how well a sentence answers (0 best) -> the best-ranked one that does so
+    first: dict[int, int] = {}  # tier (0 best) -> the best-ranked sentence of that tier
     for i, cand in enumerate(cands):
-        text = cand.sentence.text
-        if not introduces(text, kind.subject):
-            continue
-        if form and spells_otherwise(text, kind.subject, form):
-            first.setdefault(2, i)
-        elif names_a_variant(text, kind.subject):
-            first.setdefault(1, i)
-        else:
+        tier = definition_tier(cand.sentence.text, kind.subject, form)
+        if tier == 0:
             return [cand, *cands[:i], *cands[i + 1 :]]
+        if tier is not None:
+            first.setdefault(tier, i)
     if not first:
         return cands
     i = first[min(first)]
