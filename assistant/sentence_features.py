@@ -262,6 +262,7 @@ SETUP_BONUS = 0.05  # "Which base model ...?": "We initialize from ...", "We eva
 LIST_BONUS = 0.1  # "Which benchmarks ...?" asks for several: a sentence that names three or more new ones lists them
 LIST_NAMES = 3
 FUTURE_PENALTY = 0.1  # "Future work can explore ..." says what is not done: no answer unless what comes next is asked
+UNKNOWN_PENALTY = 0.1  # "... remains not fully understood" says what no one knows: no answer unless the gap is asked
 MEANS_BONUS = 0.1  # "How does X do Y?": a sentence that says by what means ("we segment ... on conjunctions")
 CHANGE_BONUS = 0.05  # "How much does X improve ...?": "lifts the average from 44.7 to 62.1", "+9.4%" say how much
 MEASURE_BONUS = 0.05  # "What precision does the Selector reach?": the number next to "precision", not to "recall"
@@ -315,6 +316,22 @@ _FUTURE = re.compile(
     re.IGNORECASE,
 )
 _ASKS_AHEAD = re.compile(r"\b(?:future|next|open|challenges?|plan|directions?)\b", re.IGNORECASE)
+# what is not yet known or done: "the optimal design of such agents remains not fully understood", "little is
+# known about", "has rarely been studied", "remains an open question"
+_UNKNOWN = re.compile(
+    r"\b(?:remains?|remained|is|are|was|were)\s+(?:still\s+|largely\s+|also\s+|yet\s+)?"
+    r"(?:not\s+(?:yet\s+|fully\s+|well\s+|clearly\s+)?(?:understood|explored|known|clear|studied|investigated)"
+    r"|(?:poorly|little|less|rarely|seldom)\s+(?:understood|explored|known|studied|investigated)"
+    r"|(?:under|un)-?(?:explored|studied|investigated|clear|known)|elusive|an open (?:question|problem|challenge))\b"
+    r"|\blittle is known\b|\b(?:has|have)\s+(?:not|rarely|seldom|never)\s+been\s+(?:studied|explored|investigated)\b",
+    re.IGNORECASE,
+)
+# a question about what is missing or why the work was done is answered by what no one knew
+_ASKS_GAP = re.compile(
+    r"\b(?:why|gaps?|open|unknown|unclear|lack\w*|miss\w*|problems?|challenges?|limitations?|motivat\w*|address\w*|"
+    r"understood|explored|studied|question)\b",
+    re.IGNORECASE,
+)
 _ASKS_HOW = re.compile(r"^\s*how\s+(?:does|do|did|is|are|was|were|can|could)\b", re.IGNORECASE)
 # how something compares or was evaluated asks for a result, not a means
 _ASKS_HOW_WELL = re.compile(r"\b(?:compar\w*|evaluat\w*|assess\w*|perform\w*|differ\w*|tested|validated)\b", re.I)
@@ -512,6 +529,13 @@ def looks_ahead(question: str, text: str) -> bool:
     ...") and `question` does not ask what comes next: it says neither what the work did nor what it lacks ("What are
     the limitations of RubricEM?" is answered by "Another limitation is that we use Gemini Flash as the judge")."""
     return bool(_FUTURE.search(text)) and not _ASKS_AHEAD.search(question)
+
+
+def admits_unknown(question: str, text: str) -> bool:
+    """`text` says what is not yet known or studied ("While the use of RL for training search agents is promising,
+    the optimal design of such agents remains not fully understood") and `question` asks neither what is missing
+    nor why the work was done: it states the gap, not the answer."""
+    return bool(_UNKNOWN.search(text)) and not _ASKS_GAP.search(question)
 
 
 @lru_cache(maxsize=1024)
@@ -719,8 +743,8 @@ def type_bonus(
     each name is; more when the sentence says what the work used or lists several things asked for) and for the
     means a "how is X done" question asks for; down for a figure or table caption, for a sentence that is itself a
     question, for a paragraph's run-in heading, for one that points to a table, figure or section or announces what
-    comes and gives no number, for one made only of the question's words and for future work when what comes next
-    is not asked."""
+    comes and gives no number, for one made only of the question's words, for future work when what comes next
+    is not asked and for what is not yet known when no gap is asked."""
     bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
     if _ASKS.search(text):
         bonus -= QUESTION_PENALTY
@@ -732,6 +756,8 @@ def type_bonus(
         bonus -= RESTATES_PENALTY
     if question and looks_ahead(question, text):
         bonus -= FUTURE_PENALTY
+    if question and admits_unknown(question, text):
+        bonus -= UNKNOWN_PENALTY
     if question and names_another(question, text):
         bonus -= OTHER_NAME_PENALTY
     if kind.answer in ("other", "formula") and says_how(question, text):

@@ -13,6 +13,7 @@ from assistant.selection import MODEL_PATH, candidates, load_model
 from assistant.sentence_features import (
     CHEAP,
     FULL,
+    admits_unknown,
     announces,
     asks_count,
     defines,
@@ -230,6 +231,25 @@ def test_future_work_is_no_answer_unless_what_comes_next_is_asked() -> None:
     assert type_bonus(classify(question), future, question) < type_bonus(classify(question), answer, question)
     assert not looks_ahead("What future work do the authors plan?", future)
     assert looks_ahead("What are the limitations of OpenScholar?", future)  # what is missing is not what comes next
+
+
+def test_what_no_one_knows_is_no_answer_unless_the_gap_is_asked() -> None:
+    question = "How are rewards designed for web search agents?"
+    gap = (
+        "While the use of RL for training search agents is promising, the optimal design of such agents remains not "
+        "fully understood."
+    )
+    answer = "To guide this process, we design a dense, instructive process reward function."
+    assert admits_unknown(question, gap) and not admits_unknown(question, answer)
+    assert type_bonus(classify(question), gap, question) < type_bonus(classify(question), answer, question)
+    for said in (
+        "Little is known about how agents plan.",
+        "This has rarely been studied.",
+        "It remains an open question.",
+    ):
+        assert admits_unknown(question, said), said
+    assert not admits_unknown("What gap in prior work does the study address?", gap)
+    assert not admits_unknown("Why is a new benchmark needed?", gap)
 
 
 def test_a_sentence_about_a_sibling_of_the_asked_name_is_about_something_else() -> None:
