@@ -158,10 +158,11 @@ def _ranked(pool: _Pool) -> list[_Candidate]:
 
 def _definition_first(kind: QuestionType, cands: list[_Candidate], form: str | None = None) -> list[_Candidate]:
     """For a "what is X" question, the best-ranked sentence that says what X is (`introduces`) moved first, so
-    that the answer leads with it however a sentence that only uses X scored; `cands` as they are else. One about
-    X itself comes before one that names a variant built on it, and that before one that spells the acronym out
-    other than as the passages agree (`form`; `definition_tier`): "What is GRPO?" is not answered by a paper's
-    "Generalized Reward Policy Optimization (GRPO)" while others write "Group Relative Policy Optimization"."""
+    that the answer leads with it however a sentence that only uses X scored; `cands` as they are else. One that
+    says what X is comes before one that only spells it out, that before one that names a variant built on it, and
+    that before one that spells the acronym out other than as the passages agree (`form`; `definition_tier`): "What
+    is GRPO?" is not answered by a paper's "Generalized Reward Policy Optimization (GRPO)" while others write "Group
+    Relative Policy Optimization"."""
     if kind.answer != "definition":
         return cands
     first: dict[int, int] = {}  # tier (0 best) -> the best-ranked sentence of that tier

@@ -438,34 +438,94 @@ def name_like(subject: str) -> bool:
 
 def introduces(text: str, subject: str) -> bool:
     """`text` says what the name `subject` is, strictly: it spells out the acronym ("Group Relative Policy
-    Optimization (GRPO)", `assistant.entities.expands`), puts what it is right after it ("MCTS, a heuristic
-    search method", "X is an ..."), or introduces it by name ("we propose ARPO, a ..."). A sentence that only
+    Optimization (GRPO)", `assistant.entities.expands`) or says what it is (`describes`). A sentence that only
     uses X ("we propose SC-GRPO", "with GRPO, a 7B model reaches", "we present GRPO's training curves") does not.
     A subject that is no name (`name_like`: everyday words) is held to the stricter `plainly_defines`."""
     if not subject:
         return False
     if not name_like(subject):
         return plainly_defines(text, subject)
-    if expands(text, subject):
-        return True
+    return expands(text, subject) or describes(text, subject)
+
+
+def describes(text: str, subject: str) -> bool:
+    """`text` says what the name `subject` is, beyond spelling it out: what it is comes right after it ("MCTS, a
+    heuristic search method", "X is an ...", "Group Relative Policy Optimization (GRPO), a reinforcement learning
+    method that ...", "(GRPO), which ..."), or it is introduced by name ("we propose ARPO, a ...", "we introduce
+    Agentic Reinforced Policy Optimization (ARPO)"). "Existing approaches such as Group Relative Policy
+    Optimization (GRPO) struggle with ..." only spells it out. A subject that is no name: `plainly_defines`."""
+    if not subject:
+        return False
+    if not name_like(subject):
+        return plainly_defines(text, subject)
     footnote = _FOOTNOTE if " " in subject else ""  # "Skill1" is a name of its own, "Paper Plain1" a footnote
     name = rf"(?<![\w\-]){re.escape(subject)}{footnote}(?![\w\-'’])"
-    for m in re.finditer(rf"{name}{_WHAT_IT_IS}", text, re.IGNORECASE):
+    for m in re.finditer(rf"(?:\({name}\)|{name}){_WHAT_IT_IS}", text, re.IGNORECASE):
         if not _NOT_ABOUT_IT.search(text[max(0, m.start() - 40) : m.start()]):
             return True
+    if re.search(rf"\({name}\),\s+which\s", text):  # "... (GRPO), which estimates the baseline from a group"
+        return True
     if re.search(rf"{_INTRODUCING}{_INTRODUCED_AS}{name}", text, re.IGNORECASE):
         return True
+    if re.search(
+        rf"{_INTRODUCING}(?:[\w\-]+\s+){{0,8}}\({name}\)(?![\w\-])", text, re.IGNORECASE
+    ):  # "introduce Long Form (X)"
+        return True
     return bool(re.search(rf"{_INTRODUCING}{name}{_AFTER_INTRODUCED}", text, re.IGNORECASE))
+
+
+# a word that makes a name of its own with the one after it: "multi-context GRPO", "Hybrid GRPO"
+_VARIANT_WORD = r"\b([A-Za-z]+-[\w\-]+|[A-Z][\w]*)"
+# words that say which X, not another thing ("the standard GRPO is a ..."), or open a sentence ("Thus GRPO is a ...")
+_PLAIN_KIND = frozenset(
+    (
+        "the",
+        "a",
+        "an",
+        "standard",
+        "vanilla",
+        "original",
+        "classic",
+        "plain",
+        "naive",
+        "basic",
+        "thus",
+        "hence",
+        "here",
+        "specifically",
+        "notably",
+        "namely",
+        "formally",
+        "briefly",
+        "concretely",
+        "essentially",
+        "originally",
+        "recently",
+        "today",
+        "now",
+        "then",
+        "similarly",
+        "likewise",
+        "importantly",
+        "overall",
+        "instead",
+        "also",
+    )
+)
 
 
 def names_a_variant(text: str, subject: str) -> bool:
     """`text` names, in brackets, a variant built on the name `subject`: "Hybrid Group Relative Policy Optimization
     (Hybrid GRPO) is a framework that extends ... GRPO", "we propose Turn-Level GRPO (TL-GRPO), a ...". Such a
-    sentence says what the variant is, not what `subject` is. A citation after the name ("(GRPO; Shao et al.,
-    2024)") names none."""
+    sentence says what the variant is, not what `subject` is; so does one that says what X is with a word before it
+    that makes another name ("we introduce multi-context GRPO, an end-to-end RL framework"). A citation after the
+    name ("(GRPO; Shao et al., 2024)") names none."""
     for inner in re.findall(r"\(([^()]{1,60})\)", text):
         inner = inner.strip()
         if subject in inner and inner != subject and not re.match(rf"{re.escape(subject)}\s*[;,]", inner):
+            return True
+    for m in re.finditer(rf"{_VARIANT_WORD}\s+{re.escape(subject)}{_WHAT_IT_IS}", text):
+        if m.group(1).lower() not in _PLAIN_KIND:  # "we introduce multi-context GRPO, an end-to-end RL framework"
             return True
     return False
 

@@ -3,19 +3,24 @@ among the retrieved passages or, when they only use the name, in the scope's pas
 
 from __future__ import annotations
 
+import json
 import re
+from pathlib import Path
 
 import pytest
 
 from assistant.acronyms import agreed_forms, expand, form_key, glossary, spells_otherwise
-from assistant.definitions import says_what, with_definition
+from assistant.definitions import best_tier, definition_tier, says_what, with_definition
 from assistant.entities import expands
 from assistant.extractive import ExtractiveAnswerer
 from assistant.retrieval import HybridRetriever
-from assistant.sentence_features import defines, introduces, name_like, names_a_variant
+from assistant.sentence_features import defines, describes, introduces, name_like, names_a_variant
 from assistant.service import Assistant
 from assistant.types import Passage, Scope
+from ingest.pipeline import Ingestor
+from ingest.sources import arxiv_papers
 from storage.store import Store
+from tests.conftest import demo_records
 
 
 @pytest.mark.parametrize(
@@ -257,4 +262,51 @@ def test_sources_that_only_define_a_variant_look_up_the_name_itself(tool_use: St
     variant = _passage("variant", "To address this gap, we propose Turn-Level GRPO (TL-GRPO), a lightweight RL method.")
     assert not says_what(variant.text, "GRPO")
     found = with_definition(retriever, "What is GRPO?", Scope(), [variant])
-    assert len(found) == 2 and says_what(found[-1].text, "GRPO"), found[-1].text
+    # what it finds is about GRPO itself: it says what GRPO is, or at least spells it out
+    assert len(found) == 2 and best_tier(found[-1].text, "GRPO") in (0, 1), found[-1].text
+
+
+EXPANDS_ONLY = (
+    "However, existing approaches such as Group Relative Policy Optimization (GRPO) and its variants, while effective "
+    "on reasoning benchmarks, struggle with agentic tasks that require iterative decision-making."
+)
+
+
+@pytest.mark.parametrize(
+    ("text", "tier"),
+    [
+        (EXPANDS_ONLY, 1),
+        ("EgoVLM is fine-tuned via Group Relative Policy Optimization (GRPO), a reinforcement learning method adapted "
+         "to align model outputs with human-like reasoning steps.", 0),
+        ("We use Group Relative Policy Optimization (GRPO), which estimates the baseline from a group of rollouts.", 0),
+        ("GRPO is a critic-free method.", 0),
+        ("To optimize this workflow, we introduce multi-context GRPO, an end-to-end RL framework.", 2),
+        ("We propose SC-GRPO (Self-Conditioned GRPO), which uses KL divergence as a weight on GRPO gradients.", None),
+        (ODD_GRPO, 3),
+    ],
+)  # fmt: skip
+def test_a_sentence_that_says_what_the_name_is_ranks_above_one_that_only_spells_it_out(
+    text: str, tier: int | None
+) -> None:
+    assert definition_tier(text, "GRPO", "group relative policy optimization") == tier
+    if tier in (0, 1):
+        assert describes(text, "GRPO") is (tier == 0)
+
+
+def test_sources_that_only_spell_it_out_look_up_one_that_says_what_it_is(tool_use: Store, tmp_path: Path) -> None:
+    retriever = HybridRetriever(tool_use)
+    spelt = _passage("spelt", EXPANDS_ONLY)
+    # the tool-use papers only spell GRPO out: what is looked up spells it out too
+    found = with_definition(retriever, "What is GRPO?", Scope(), [spelt])
+    assert found == [spelt] or best_tier(found[-1].text, "GRPO") == 1
+    # a paper that says what GRPO is ("... fine-tuned via Group Relative Policy Optimization (GRPO), a reinforcement
+    # learning method ...") is found among the many that only spell it out, and leads the answer
+    ego = next(r for r in demo_records(400) if r["id"] == "2506.03097")
+    (tmp_path / "ego.jsonl").write_text(json.dumps(ego) + "\n")
+    assert Ingestor(tool_use).run(arxiv_papers(tmp_path / "ego.jsonl")).added == 1
+    found = with_definition(HybridRetriever(tool_use), "What is GRPO?", Scope(), [spelt])
+    assert len(found) == 2 and found[-1].paper_id == "2506.03097", found[-1].text
+    answer = ExtractiveAnswerer(tool_use.embedder, tool_use.settings.answer).answer(
+        "What is GRPO?", "What is GRPO?", found
+    )
+    assert answer.sentences[0].text.startswith("EgoVLM is fine-tuned via"), answer.sentences[0].text
