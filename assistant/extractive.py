@@ -19,6 +19,7 @@ from assistant.abstention import Evidence, abstains, gather
 from assistant.answer_shape import arrange, compose, pieces
 from assistant.asked_section import asked_section, in_section, of_section, settle
 from assistant.base import AnswerChunk, Answerer
+from assistant.compound import parts
 from assistant.definitions import agreed_form, definition_tier
 from assistant.entities import kind_counts
 from assistant.focus import Focus, focus, with_acronyms
@@ -235,6 +236,29 @@ class ExtractiveAnswerer(Answerer):
         self.stored = stored  # the sentence vectors ingest stored: every sentence that has one is scored
 
     def answer(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
+        asked = parts(standalone) if self.settings.compound else [standalone]
+        if len(asked) > 1:
+            both = self._both(question, standalone, asked, sources)
+            if both is not None:
+                return both
+        return self._answer_one(question, standalone, sources)
+
+    def _both(self, question: str, standalone: str, asked: list[str], sources: list[Passage]) -> Answer | None:
+        """The answer to a question of several parts (`assistant.compound.parts`): the lead sentences of each
+        part's answer from the same sources (`max_sentences` shared out), in the parts' order, a sentence quoted
+        once; None when a part is answered with a list or none is answered (the question is then answered whole)."""
+        answers = [self._answer_one(part, part, sources) for part in asked]
+        if any(a.items for a in answers) or all(a.abstained for a in answers):
+            return None
+        sentences: list[AnswerSentence] = []
+        for answer in answers:
+            new = [s for s in answer.sentences if not any(s.text == t.text for t in sentences)]
+            sentences += new[: max(1, self.settings.max_sentences // len(asked))]
+        notes = [f"asked in {len(asked)} parts: " + " / ".join(asked)]
+        notes += [f"{part!r}: {a.notes[0]}" for part, a in zip(asked, answers, strict=True) if a.notes]
+        return Answer(question, standalone, compose(sentences), sentences, sources, self.name, notes=notes)
+
+    def _answer_one(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
         pool = self._pool(standalone, sources)  # abstention is calibrated on the keyword score
         best = pool.best
         evidence = gather(standalone, sources, best)

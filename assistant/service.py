@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import logging
 from collections.abc import Iterator
 from dataclasses import asdict
@@ -11,6 +12,7 @@ from typing import Any
 
 from assistant.backends import build_answerer
 from assistant.base import AnswerChunk, Answerer, Turn
+from assistant.compound import parts
 from assistant.definitions import with_definition
 from assistant.focus import as_written, camel_names
 from assistant.kind_lookup import with_asked_kind
@@ -105,16 +107,29 @@ class Assistant:
             yield chunk
 
     def sources(self, query: str, scope: Scope) -> list[Passage]:
-        k = list_sources(query, scope, self.settings)  # a list question reads more passages (None: top_k)
+        """The passages a question is answered from, numbered. A question of several parts ("What is GRPO and how do
+        agentic papers modify it?", `assistant.compound.parts`) is searched part by part, `top_k` passages for
+        each, so that each part's answer is among them."""
+        asked = parts(query) if self.settings.answer.compound else [query]
+        if len(asked) == 1:
+            found = self._found(query, scope, list_sources(query, scope, self.settings))
+        else:
+            each = [self._found(part, scope, list_sources(part, scope, self.settings)) for part in asked]
+            found = list({p.chunk_id: p for p in itertools.chain(*each)}.values())
+        passages = distinct_sources(found, self.store.catalog)
+        for number, passage in enumerate(passages, start=1):
+            passage.number = number
+        return passages
+
+    def _found(self, query: str, scope: Scope, k: int | None) -> list[Passage]:
+        """The `k` passages retrieval ranks best for `query` (None: `top_k`), with a passage that says what the
+        asked-about name is, or names one of the asked kind, looked up when none of them does."""
         found = self.retriever.retrieve(query, scope, k)
         if self.settings.answer.definitions:
             found = with_definition(self.retriever, query, scope, found)
         if self.settings.answer.kind_lookup:
             found = with_asked_kind(self.retriever, query, scope, found)
-        passages = distinct_sources(found, self.store.catalog)
-        for number, passage in enumerate(passages, start=1):
-            passage.number = number
-        return passages
+        return found
 
     def _as_written(self, question: str, scope: Scope) -> str:
         """A question about one paper, its CamelCase names written as the paper writes them (`as_written`)."""

@@ -249,6 +249,12 @@ class AnswerSettings(_Group):
         "for a sentence that names one and shares the question's words, and the first such passage joins the "
         "sources (measured on the Ask PDF sets; see docs/benchmarks.md).",
     )
+    compound: bool = Field(
+        True,
+        description='A question of two parts ("What is GRPO and how do agentic papers modify it?") is searched part '
+        "by part (top_k passages each), and an extractive answer quotes the lead sentences of each part's answer in "
+        "turn, max_sentences shared out (measured on pairs of Ask PDF questions; see docs/benchmarks.md).",
+    )
     focus: bool = Field(
         False,
         description="The offline answer scores sentences against the question with its acronyms followed by their "

@@ -1,0 +1,60 @@
+"""Questions of two parts ("What is GRPO and how do agentic papers modify it?"): split, searched part by part, and
+answered with the lead sentences of each part in turn."""
+
+from __future__ import annotations
+
+import pytest
+
+from assistant.compound import parts
+from assistant.service import Assistant
+from assistant.types import Scope
+from storage.store import Store
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("What is GRPO and how do agentic papers modify it?", ["What is GRPO?", "How do agentic papers modify GRPO?"]),
+        ("What is PaSa and what are its limitations?", ["What is PaSa?", "What are PaSa's limitations?"]),
+        ("How does Memex store memory, and why does it help?", ["How does Memex store memory?", "Why does it help?"]),
+        # one question that has "and" in it
+        ("What are the strengths and weaknesses of PPO?", ["What are the strengths and weaknesses of PPO?"]),
+        ("How do PPO and GRPO differ?", ["How do PPO and GRPO differ?"]),
+        ("Which datasets and what metrics are used?", ["Which datasets and what metrics are used?"]),
+        ("Compare PPO and what GRPO changes", ["Compare PPO and what GRPO changes"]),
+    ],
+)  # fmt: skip
+def test_a_question_is_split_where_a_second_question_follows_and(question: str, expected: list[str]) -> None:
+    assert parts(question) == expected
+
+
+QUESTION = (
+    "Which tools are used to extract text from the PDFs and how are bibliography entries linked to papers in the "
+    "corpus?"
+)
+
+
+def _s2orc(store: Store) -> str:
+    rows = store.catalog.query("SELECT paper_id FROM papers WHERE title LIKE 'S2ORC%'", ())
+    return str(rows[0]["paper_id"])
+
+
+def test_each_part_of_a_question_is_answered_in_turn(corpus: Store) -> None:
+    assistant = Assistant(corpus)
+    answer = assistant.ask(QUESTION, Scope(paper_id=_s2orc(corpus)))
+    texts = [s.text for s in answer.sentences]
+    assert not answer.abstained and len(texts) <= assistant.settings.answer.max_sentences
+    tools = next(i for i, t in enumerate(texts) if "GROBID" in t or "SCIENCEPARSE" in t)
+    linking = next(i for i, t in enumerate(texts) if "bibliography entry" in t and "title" in t)
+    assert tools < linking, texts  # the parts in the order asked
+    assert "asked in 2 parts" in answer.notes[0]
+
+
+def test_answered_whole_the_second_part_is_lost(corpus: Store) -> None:
+    """What `answer.compound` changes: read as one question, no sentence says how entries are linked."""
+    assistant = Assistant(corpus)
+    assistant.settings = assistant.settings.model_copy(deep=True)
+    assistant.settings.answer.compound = False
+    answer = assistant.ask(QUESTION, Scope(paper_id=_s2orc(corpus)))
+    assert not any("bibliography entry" in s.text and "title" in s.text for s in answer.sentences)
+    assert not any("asked in" in n for n in answer.notes)
