@@ -22,7 +22,7 @@ from assistant.base import AnswerChunk, Answerer
 from assistant.compound import parts
 from assistant.definitions import agreed_form, definition_tier
 from assistant.entities import kind_counts
-from assistant.focus import Focus, focus, with_acronyms
+from assistant.focus import Focus, focus, named_papers, with_acronyms
 from assistant.lists import list_answer
 from assistant.question_type import QuestionType, classify
 from assistant.scoring import idf_weights, mix, overlap, query_weight, similarities, terms
@@ -49,6 +49,7 @@ NEIGHBOUR_FLOOR = 0.3  # evidence often runs over two sentences (chosen on bench
 KEEP_MARGIN = 1.0  # a sentence is quoted after the first when its learned score is within this of the best's
 SECTION_SENTENCES = 4  # sentences of each passage of that section scored whatever their keywords
 SECTION_BONUS = 0.15  # a sentence of the section a question asks for ("its limitations": its Limitations section)
+NAMED_PAPER_BONUS = 0.1  # a sentence of the paper whose title names what the question asks about ("ReSeek: ...")
 CONTINUED_CHARS = 700  # the longest a sentence that leads in may get with the sentence after it
 # a sentence that announces what follows: "We compare against three baselines:", "... as discussed below."
 _LEADS_IN = re.compile(r"(?::|\b(?:as follows|the following|below))\s*[.:]?\s*$", re.IGNORECASE)
@@ -333,11 +334,14 @@ class ExtractiveAnswerer(Answerer):
             _Candidate(i, s, overlap(q_terms, t, idf, total), bonus=type_bonus(kind, s.text, question, local))
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
+        named = named_papers(question, sources)
         for cand in cands:  # "What are the limitations of X?": its Limitations section's sentences
             if in_section(asked, sources[cand.source].section, cand.sentence.text):
                 cand.bonus += SECTION_BONUS
             if repeats_title(cand.sentence.text, sources[cand.source].title):
                 cand.bonus -= RESTATES_PENALTY
+            if cand.source in named:
+                cand.bonus += NAMED_PAPER_BONUS
         stored = self.stored(sources) if self.stored else {}
         chosen = _prefilter(cands)
         chosen += _section_openings(asked, cands, sources, chosen)

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from assistant.acronyms import acronyms, agreed_forms, expand
 from assistant.question_type import classify
+from assistant.sentence_features import name_like
 from assistant.types import Passage
 
 _TITLE_NAME = re.compile(r"^\s*([^:]{2,60}):")  # "MiroThinker: Pushing the ...", "S2ORC: The Semantic ..."
@@ -50,6 +51,21 @@ def title_names(title: str) -> list[str]:
         if len(base) >= 2 and " " not in base and any(c.isupper() for c in base[1:] + base[:1]):
             out.append(base)
     return out
+
+
+def named_papers(question: str, sources: Sequence[Passage]) -> set[int]:
+    """The indices of the sources whose paper's title starts with a name the question says ("What is ReSeek and
+    how does it design its reward?": "ReSeek: A Self-Correcting Framework ..."), when the sources are of more than
+    one paper: in a search over many papers, the paper of that name is the one asked about. A name counts when it
+    reads as one (`name_like`: "ReSeek", "Search-R1", "EVA", not "Agents") and the question has it as written."""
+    if len({p.paper_id for p in sources}) < 2:
+        return set()
+    said = {
+        name
+        for name in {n for p in sources for n in title_names(p.title)}
+        if name_like(name) and re.search(rf"(?<![\w\-]){re.escape(name)}(?:['’]s)?(?![\w\-])", question)
+    }
+    return {i for i, p in enumerate(sources) if said.intersection(title_names(p.title))}
 
 
 def _mention(name: str) -> re.Pattern[str]:

@@ -13,6 +13,7 @@ from assistant.focus import (
     as_written,
     camel_names,
     focus,
+    named_papers,
     paper_query,
     spelled_out,
     title_names,
@@ -203,3 +204,32 @@ def test_ask_pdf_finds_a_name_the_pdf_writes_apart(store: Store, tmp_path: Path)
     answer = Assistant(store).ask("What is PaperMage?", Scope(paper_id=paper_id))
     assert not answer.abstained, answer.notes
     assert answer.sentences[0].text.startswith("We introduce paper mage, an open-source Python toolkit")
+
+
+RESEEK = "ReSeek: A Self-Correcting Framework for Search Agents with Instructive Rewards"
+REWARD_SOURCES = [  # found by both retrievers, as retrieval gives them
+    Passage("b#0", "b", "Automated Reward Design for Gran Turismo", [], 2025, None, 1, 1,
+            "Our reward design: we design its reward with a language model that scores each lap.", 0.5, 0.6, 4.0,
+            number=1),
+    Passage("a#0", "a", RESEEK, [], 2025, None, 1, 1,
+            "To guide this process, we design a dense, instructive process reward function.", 0.5, 0.6, 4.0, number=2),
+]  # fmt: skip
+
+
+def test_over_many_papers_the_paper_a_question_names_is_the_one_asked_about() -> None:
+    assert named_papers("How does ReSeek design its reward?", REWARD_SOURCES) == {1}
+    assert named_papers("How does ReSeek's reward work?", REWARD_SOURCES) == {1}
+    assert named_papers("How are rewards designed?", REWARD_SOURCES) == set()
+    assert named_papers("How does reseek design its reward?", REWARD_SOURCES) == set()  # as written
+    agents = [REWARD_SOURCES[0], Passage("c#0", "c", "Agents: A Survey", [], 2025, None, 1, 1, "x", number=2)]
+    assert named_papers("How do Agents design rewards?", agents) == set()  # an everyday word is no name
+    one_paper = [REWARD_SOURCES[1], Passage("a#1", "a", RESEEK, [], 2025, None, 2, 2, "We train.", number=3)]
+    assert named_papers("How does ReSeek design its reward?", one_paper) == set()  # Ask PDF: nothing to tell apart
+
+
+def test_the_named_paper_s_sentence_leads(store: Store) -> None:
+    """The racing paper's sentence matches the question's words better; the question asks about ReSeek."""
+    answerer = ExtractiveAnswerer(store.embedder, store.settings.answer)
+    question = "How does ReSeek design its reward?"
+    lead = answerer.answer(question, question, REWARD_SOURCES).sentences[0]
+    assert lead.citations[0].paper_id == "a", lead.text
