@@ -246,18 +246,21 @@ class ExtractiveAnswerer(Answerer):
 
     def _both(self, question: str, standalone: str, asked: list[str], sources: list[Passage]) -> Answer | None:
         """The answer to a question of several parts (`assistant.compound.parts`): the lead sentences of each
-        part's answer from the same sources (`max_sentences` shared out), in the parts' order, a sentence quoted
-        once; None when a part is answered with a list or none is answered (the question is then answered whole)."""
+        part's answer from the same sources (`max_sentences` shared out among the parts answered), in the parts'
+        order, a sentence quoted once, and a part the sources don't answer said so after them; None when a part is
+        answered with a list or none is answered (the question is then answered whole)."""
         answers = [self._answer_one(part, part, sources) for part in asked]
         if any(a.items for a in answers) or all(a.abstained for a in answers):
             return None
         sentences: list[AnswerSentence] = []
         for answer in answers:
             new = [s for s in answer.sentences if not any(s.text == t.text for t in sentences)]
-            sentences += new[: max(1, self.settings.max_sentences // len(asked))]
+            sentences += new[: max(1, self.settings.max_sentences // sum(not a.abstained for a in answers))]
         notes = [f"asked in {len(asked)} parts: " + " / ".join(asked)]
         notes += [f"{part!r}: {a.notes[0]}" for part, a in zip(asked, answers, strict=True) if a.notes]
-        return Answer(question, standalone, compose(sentences), sentences, sources, self.name, notes=notes)
+        unanswered = [part for part, a in zip(asked, answers, strict=True) if a.abstained]
+        text = compose(sentences) + "".join(f' The indexed papers don\'t answer "{part}"' for part in unanswered)
+        return Answer(question, standalone, text, sentences, sources, self.name, notes=notes)
 
     def _answer_one(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
         pool = self._pool(standalone, sources)  # abstention is calibrated on the keyword score
@@ -297,7 +300,9 @@ class ExtractiveAnswerer(Answerer):
         if answer.items:  # a list answer: one named item a line, as every answerer streams it
             yield from super().stream_answer(answer)
             return
-        for piece in pieces(answer.sentences) if answer.sentences else [answer.text]:
+        said = pieces(answer.sentences) if answer.sentences else [answer.text]
+        rest = answer.text[len("".join(said)) :]  # what follows the quotes: a part the papers don't answer
+        for piece in [*said, rest] if rest else said:
             yield AnswerChunk(text=piece)
         yield AnswerChunk(answer=answer)
 

@@ -58,3 +58,14 @@ def test_answered_whole_the_second_part_is_lost(corpus: Store) -> None:
     answer = assistant.ask(QUESTION, Scope(paper_id=_s2orc(corpus)))
     assert not any("bibliography entry" in s.text and "title" in s.text for s in answer.sentences)
     assert not any("asked in" in n for n in answer.notes)
+
+
+def test_a_part_the_papers_do_not_answer_is_said_so(corpus: Store) -> None:
+    assistant = Assistant(corpus)
+    question = "How many papers does S2ORC contain and what is the boiling point of water?"
+    chunks = list(assistant.stream(question, Scope(paper_id=_s2orc(corpus))))
+    answer = chunks[-1].answer
+    assert answer is not None and not answer.abstained
+    assert any("81.1M" in s.text for s in answer.sentences), [s.text for s in answer.sentences]
+    assert answer.text.endswith('The indexed papers don\'t answer "What is the boiling point of water?"')
+    assert "".join(c.text for c in chunks[:-1]) == answer.text  # streamed as shown
