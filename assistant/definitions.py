@@ -71,13 +71,12 @@ def with_definition(retriever: HybridRetriever, query: str, scope: Scope, source
         return sources
     wanted = 0 if 1 in have else 1  # tiers a looked-up passage may hold: only a better one than the sources'
     search = f"{kind.subject} {form}" if form else kind.subject  # "GRPO group relative policy optimization"
-    rank = lambda t: _within(best_tier(t, kind.subject, form), wanted)  # noqa: E731
+
+    def rank(text: str) -> int | None:  # a tier no worse than `wanted`, else None
+        tier = best_tier(text, kind.subject, form)
+        return tier if tier is not None and tier <= wanted else None
+
     return best_holding(retriever, search, scope, sources, LOOKED_AT, rank)
-
-
-def _within(tier: int | None, worst: int) -> int | None:
-    """`tier` when it is no worse than `worst`, else None."""
-    return tier if tier is not None and tier <= worst else None
 
 
 def best_holding(
