@@ -22,7 +22,7 @@ from assistant.base import AnswerChunk, Answerer
 from assistant.compound import parts
 from assistant.definitions import agreed_form, definition_tier
 from assistant.entities import kind_counts
-from assistant.focus import Focus, focus, named_papers, with_acronyms
+from assistant.focus import Focus, asks_of_named, focus, named_papers, with_acronyms
 from assistant.lists import list_answer
 from assistant.question_type import QuestionType, classify
 from assistant.scoring import idf_weights, mix, overlap, query_weight, similarities, terms
@@ -263,6 +263,11 @@ class ExtractiveAnswerer(Answerer):
         return Answer(question, standalone, text, sentences, sources, self.name, notes=notes)
 
     def _answer_one(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
+        if asks_of_named(standalone, sources):  # "Which benchmarks is AgentRM evaluated on?": AgentRM's sources
+            named = named_papers(standalone, sources)
+            own = [p for i, p in enumerate(sources) if i in named]
+            if len(own) < len(sources):
+                return replace(self._answer_one(question, standalone, own), sources=sources)
         pool = self._pool(standalone, sources)  # abstention is calibrated on the keyword score
         best = pool.best
         evidence = gather(standalone, sources, best)

@@ -58,14 +58,30 @@ def named_papers(question: str, sources: Sequence[Passage]) -> set[int]:
     how does it design its reward?": "ReSeek: A Self-Correcting Framework ..."), when the sources are of more than
     one paper: in a search over many papers, the paper of that name is the one asked about. A name counts when it
     reads as one (`name_like`: "ReSeek", "Search-R1", "EVA", not "Agents") and the question has it as written."""
+    said = _said_names(question, sources)
+    return {i for i, p in enumerate(sources) if said.intersection(title_names(p.title))}
+
+
+def asks_of_named(question: str, sources: Sequence[Passage]) -> bool:
+    """`question` asks "which X" of a paper it names, as the subject ("Which benchmarks is AgentRM evaluated on?",
+    "Which RL algorithm does ReSeek use?"): one paper's sentences answer it, not a list across the sources' papers
+    ("Which benchmarks use ReAct?" asks across them)."""
+    return any(
+        re.search(rf"^\s*which\b[^?]*?\b(?:is|are|was|were|does|do|did|has|have)\s+{re.escape(name)}\b", question, re.I)
+        for name in _said_names(question, sources)
+    )
+
+
+def _said_names(question: str, sources: Sequence[Passage]) -> set[str]:
+    """The names the sources' titles start with that `question` says as written (`named_papers`); none when the
+    sources are of one paper."""
     if len({p.paper_id for p in sources}) < 2:
         return set()
-    said = {
+    return {
         name
         for name in {n for p in sources for n in title_names(p.title)}
         if name_like(name) and re.search(rf"(?<![\w\-]){re.escape(name)}(?:['’]s)?(?![\w\-])", question)
     }
-    return {i for i, p in enumerate(sources) if said.intersection(title_names(p.title))}
 
 
 def _mention(name: str) -> re.Pattern[str]:

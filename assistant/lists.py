@@ -12,6 +12,7 @@ from collections import Counter
 from dataclasses import dataclass, field
 
 from assistant.entities import kind_counts, kind_of, names
+from assistant.focus import asks_of_named
 from assistant.scoring import overlap, terms
 from assistant.types import Answer, AnswerSentence, Citation, ListItem, Passage, Scope
 from ingest.sentences import Sentence, split_sentences
@@ -131,9 +132,12 @@ def item_line(item: ListItem) -> str:
 
 def list_answer(question: str, standalone: str, sources: list[Passage], backend: str) -> Answer | None:
     """The answer as a list of named things when the question asks for one, the sources come from more than one
-    paper, and they name some; None otherwise."""
+    paper, they name some, and the question does not ask it of one paper it names (`asks_of_named`); None
+    otherwise."""
     kinds = asked_kinds(standalone)
     if not kinds or len({p.paper_id for p in sources}) < 2:  # within one paper (Ask PDF) the sentences answer
+        return None
+    if asks_of_named(standalone, sources):  # "Which benchmarks is AgentRM evaluated on?": AgentRM's sentences do
         return None
     items = [_item(f, sources) for f in find_items(standalone, sources, kinds)]
     if not items:

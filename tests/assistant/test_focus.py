@@ -11,6 +11,7 @@ from assistant.acronyms import acronyms, definitions, expand, glossary, is_acron
 from assistant.extractive import ExtractiveAnswerer
 from assistant.focus import (
     as_written,
+    asks_of_named,
     camel_names,
     focus,
     named_papers,
@@ -233,3 +234,29 @@ def test_the_named_paper_s_sentence_leads(store: Store) -> None:
     question = "How does ReSeek design its reward?"
     lead = answerer.answer(question, question, REWARD_SOURCES).sentences[0]
     assert lead.citations[0].paper_id == "a", lead.text
+
+
+AGENTRM = "AgentRM: Enhancing Agent Generalization with Reward Modeling"
+BENCH_SOURCES = [
+    Passage("x#0", "x", "WebArena Agents at Scale", [], 2025, None, 1, 1,
+            "We evaluate our agent on WebShop and WebArena, where it beats all baselines.", 0.5, 0.6, 4.0, number=1),
+    Passage("r#0", "r", AGENTRM, [], 2025, None, 1, 1,
+            "We evaluate AgentRM on ALFWorld and SciWorld, two held-out agent benchmarks.", 0.5, 0.6, 4.0, number=2),
+]  # fmt: skip
+
+
+def test_a_which_question_asked_of_a_paper_it_names_is_answered_from_that_paper(store: Store) -> None:
+    assert asks_of_named("Which benchmarks is AgentRM evaluated on?", BENCH_SOURCES)
+    assert asks_of_named("Which reward model does AgentRM train?", BENCH_SOURCES)
+    assert not asks_of_named("Which benchmarks use AgentRM?", BENCH_SOURCES)  # asked across the papers
+    assert not asks_of_named("Which benchmarks is AgentRM evaluated on?", BENCH_SOURCES[1:])  # one paper
+    answerer = ExtractiveAnswerer(store.embedder, store.settings.answer)
+    question = "Which benchmarks is AgentRM evaluated on?"
+    answer = answerer.answer(question, question, BENCH_SOURCES)
+    assert not answer.items and answer.sources == BENCH_SOURCES
+    assert [c.paper_id for s in answer.sentences for c in s.citations] == ["r"], answer.text
+    assert "ALFWorld" in answer.sentences[0].text
+    # asked across the papers, it is a list of what all of them name
+    asked = "Which benchmarks are agents evaluated on?"
+    across = answerer.answer(asked, asked, BENCH_SOURCES)
+    assert {i.name for i in across.items} >= {"ALFWorld", "WebShop"}, across.text
