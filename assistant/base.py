@@ -43,10 +43,11 @@ class Answerer(ABC):
 
     def stream_answer(self, answer: Answer) -> Iterator[AnswerChunk]:
         """An answer already made, piece by piece: one sentence at a time, then the `Answer`."""
-        gap = "\n" if answer.items else " "  # a list answer shows one named item a line
-        for i, sentence in enumerate(answer.sentences):
+        lines = len(answer.sentences) - len(answer.items)  # a list answer shows one named item a line, after
+        for i, sentence in enumerate(answer.sentences):  # the quotes that answer another part of its question
             marks = "".join(f" [{n}]" for n in dict.fromkeys(c.number for c in sentence.citations))
-            yield AnswerChunk(text=("" if i == 0 else gap) + sentence.text + marks)
+            gap = "" if i == 0 else "\n" if i >= lines else " "
+            yield AnswerChunk(text=gap + sentence.text + marks)
         if not answer.sentences:
             yield AnswerChunk(text=answer.text)
         yield AnswerChunk(answer=answer)

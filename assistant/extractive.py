@@ -218,6 +218,12 @@ def _within(inner: _Candidate, outer: _Candidate) -> bool:
     return inner.source == outer.source and inside and (b.end - b.start) > (a.end - a.start)
 
 
+def _part_notes(asked: list[str], answers: list[Answer]) -> list[str]:
+    """What an answer of several parts notes: the parts, and each part's own first note."""
+    notes = [f"asked in {len(asked)} parts: " + " / ".join(asked)]
+    return notes + [f"{part!r}: {a.notes[0]}" for part, a in zip(asked, answers, strict=True) if a.notes]
+
+
 _usable = usable  # the name assistant/overview_text.py imports
 
 
@@ -247,20 +253,39 @@ class ExtractiveAnswerer(Answerer):
     def _both(self, question: str, standalone: str, asked: list[str], sources: list[Passage]) -> Answer | None:
         """The answer to a question of several parts (`assistant.compound.parts`): the lead sentences of each
         part's answer from the same sources (`max_sentences` shared out among the parts answered), in the parts'
-        order, a sentence quoted once, and a part the sources don't answer said so after them; None when a part is
-        answered with a list or none is answered (the question is then answered whole)."""
+        order, a sentence quoted once, and a part the sources don't answer said so after them; a part answered with a
+        list after the others' quotes (`_with_list`); None when more than one part is answered with a list or none
+        is answered (the question is then answered whole)."""
         answers = [self._answer_one(part, part, sources) for part in asked]
-        if any(a.items for a in answers) or all(a.abstained for a in answers):
+        listed = [a for a in answers if a.items]
+        if all(a.abstained for a in answers) or len(listed) > 1:
             return None
+        if listed:
+            return self._with_list(question, standalone, answers, listed[0], _part_notes(asked, answers))
         sentences: list[AnswerSentence] = []
         for answer in answers:
             new = [s for s in answer.sentences if not any(s.text == t.text for t in sentences)]
             sentences += new[: max(1, self.settings.max_sentences // sum(not a.abstained for a in answers))]
-        notes = [f"asked in {len(asked)} parts: " + " / ".join(asked)]
-        notes += [f"{part!r}: {a.notes[0]}" for part, a in zip(asked, answers, strict=True) if a.notes]
         unanswered = [part for part, a in zip(asked, answers, strict=True) if a.abstained]
         text = compose(sentences) + "".join(f' The indexed papers don\'t answer "{part}"' for part in unanswered)
-        return Answer(question, standalone, text, sentences, sources, self.name, notes=notes)
+        return Answer(question, standalone, text, sentences, sources, self.name, notes=_part_notes(asked, answers))
+
+    def _with_list(
+        self, question: str, standalone: str, answers: list[Answer], listed: Answer, notes: list[str]
+    ) -> Answer | None:
+        """A question of two parts, one answered in sentences and one with a list ("What is GRPO and which
+        benchmarks is it evaluated on?"): the other part's lead quotes, then the list's named items (a list answer's
+        sentences are its item lines, so the answer's sentences are the quotes, then one line per item); None when
+        the part asked in sentences is not answered (the question is then answered whole)."""
+        said = next(a for a in answers if a is not listed)
+        if said.abstained:
+            return None
+        lead = said.sentences[: max(1, self.settings.max_sentences // 2)]
+        text = compose(lead) + " " + listed.text
+        return replace(
+            listed, question=question, standalone_question=standalone, text=text,
+            sentences=[*lead, *listed.sentences], notes=notes,
+        )  # fmt: skip
 
     def _answer_one(self, question: str, standalone: str, sources: list[Passage]) -> Answer:
         if asks_of_named(standalone, sources):  # "Which benchmarks is AgentRM evaluated on?": AgentRM's sources

@@ -82,6 +82,9 @@ function renderAnswer(answer) {
   }
   const sources = answer.sources || [];
   if ((answer.items || []).length) {
+    // the quotes that answer another part of the question come before the list (the last sentences are its items)
+    const said = (answer.sentences || []).slice(0, Math.max(0, (answer.sentences || []).length - answer.items.length));
+    if (said.length) box.append(prose(said, sources));
     box.append(itemList(answer.items, sources));
     if (sources.length) box.append(sourceList(answer));
     for (const note of answer.notes || []) box.append(el("p", { class: "note muted", text: note }));
@@ -117,10 +120,23 @@ function citeButton(citation, source) {
   }, `[${citation.number}]`);
 }
 
+// The numbers the answer cites, in its text and in its list items.
+function citedNumbers(answer) {
+  const cited = new Set();
+  for (const part of [...(answer.sentences || []), ...(answer.items || [])]) {
+    for (const citation of part.citations || []) cited.add(citation.number);
+  }
+  return cited;
+}
+
 // Each paper once (the answer's `papers`, grouped by the server), its title linking to the paper; under it
-// the numbered places cited in it, each opening its passage ([n] as in the text).
+// the numbered places retrieved in it, each opening its passage ([n] as in the text). The papers the answer cites
+// come first; the ones retrieved but not cited fold under "N more papers retrieved, not cited" (an answer that
+// cites nothing, such as an abstention's closest passages, shows them all).
 function sourceList(answer) {
+  const cited = citedNumbers(answer);
   const list = el("ol", { class: "sources" });
+  const rest = el("ol", { class: "sources uncited" });
   const byNumber = new Map((answer.sources || []).map((source) => [source.number, source]));
   for (const paper of answer.papers || []) {
     const group = paper.places.map((place) => byNumber.get(place.number)).filter(Boolean);
@@ -128,17 +144,22 @@ function sourceList(answer) {
     const first = group[0];
     const places = el("ul", { class: "places" });
     for (const source of group) {
-      places.append(el("li", { class: "place", "data-number": source.number },
+      places.append(el("li", { class: cited.has(source.number) ? "place cited" : "place", "data-number": source.number },
         el("button", { type: "button", class: "place-cite", onclick: () => openPassage(source, null) }, `[${source.number}]`),
         el("span", { class: "muted", text: ` ${source.pages || ""}` }),
         el("span", { class: "section", text: source.section ? ` ${source.section}` : "" })));
     }
-    list.append(el("li", { class: "paper-source", "data-paper": first.paper_id },
+    const isCited = !cited.size || group.some((source) => cited.has(source.number));
+    (isCited ? list : rest).append(el("li", { class: "paper-source", "data-paper": first.paper_id },
       el("a", { href: paperHref(first.paper_id), class: "source-link",
         onclick: (event) => { event.preventDefault(); openPassage(first, null); } }, first.title),
       el("span", { class: "muted", text: first.year ? ` · ${first.year}` : "" }), places));
   }
-  return list;
+  if (!rest.children.length) return list;
+  const n = rest.children.length;
+  return el("div", { class: "source-lists" }, list,
+    el("details", { class: "more-sources" },
+      el("summary", { class: "muted", text: `${n} more paper${n === 1 ? "" : "s"} retrieved, not cited` }), rest));
 }
 
 // --- the passage panel: the cited chunk with its quoted span highlighted --------------------------------

@@ -8,7 +8,7 @@ import re
 from collections.abc import Iterator
 
 from assistant.entities import _HEAD, _NAME, HEAD_KIND, _expansion_kind, evidence, kind_of, names, vocabulary
-from assistant.lists import asked_kinds
+from assistant.lists import asked_kinds, item_line
 from assistant.service import Assistant
 from assistant.types import Answer
 from papertalk.demo import DEMO_METADATA, DEMO_TOPIC
@@ -113,3 +113,27 @@ def test_the_cli_shows_the_list_and_its_quotes(tool_use: Store) -> None:
     assert "Where each is named" in shown.stdout
     as_json = json.loads(invoke_cli("ask", QUESTION, "--json").stdout)
     assert as_json["items"] and {"name", "kind", "papers", "citations", "quote"} <= as_json["items"][0].keys()
+
+
+def test_a_question_of_two_parts_quotes_one_part_then_lists_the_other(tool_use: Store) -> None:
+    """ "What is GRPO and which benchmarks ...": the sentence that says what GRPO is, then the named benchmarks;
+    read whole, the question was answered with the list alone."""
+    from assistant.types import Scope
+
+    question = "What is GRPO and which benchmarks is it evaluated on?"
+    assistant = Assistant(tool_use)
+    answer = assistant.ask(question, Scope(topic=DEMO_TOPIC))
+    said = answer.sentences[: len(answer.sentences) - len(answer.items)]
+    assert answer.items and said, answer.text
+    assert all(item.kind == "benchmark" for item in answer.items)
+    assert "GRPO" in said[0].text and said[0].citations
+    assert answer.text.startswith(said[0].text)  # the quote first, then the list
+    assert answer.sentences[len(said)].text == item_line(answer.items[0])
+    streamed = "".join(c.text for c in assistant.stream(question, Scope(topic=DEMO_TOPIC)) if c.text)
+    assert "\n" not in streamed.split(answer.items[0].name)[0].strip()  # the quotes run as prose
+    assert streamed.count("\n") == len(answer.items)  # then one named item a line
+    whole_asker = Assistant(tool_use)  # a new one: an assistant builds its answerer from its settings once
+    whole_asker.settings = whole_asker.settings.model_copy(deep=True)
+    whole_asker.settings.answer.compound = False
+    whole = whole_asker.ask(question, Scope(topic=DEMO_TOPIC))
+    assert whole.items and len(whole.sentences) == len(whole.items)

@@ -118,6 +118,16 @@ def test_topic_question_streams_a_cited_answer_whose_citation_opens_the_passage(
     assert browser.execute_script("return window.__deltas") >= 1  # text arrived before the final answer
     cites = css(browser, "#ask .answer button.cite")
     assert cites, answer.text
+    # the papers the answer cites are listed first; those retrieved and not cited fold under a summary
+    numbers = {c.get_attribute("data-number") for c in cites}
+    listed = css(browser, "#ask .answer ol.sources:not(.uncited) > li.paper-source")
+    assert listed and all(css(li, "li.place.cited") for li in listed)
+    assert {li.get_attribute("data-number") for li in css(browser, "#ask .answer li.place.cited")} == numbers
+    folded = css(browser, "#ask .answer details.more-sources ol.uncited > li.paper-source")
+    assert not any(css(li, "li.place.cited") for li in folded)
+    if folded:
+        summary = css(browser, "#ask .answer details.more-sources summary")[0].text
+        assert summary.startswith(f"{len(folded)} more paper"), summary
     cites[0].click()
     panel = wait_for(browser, "#passage")
     marked = css(browser, "#passage-text mark")
