@@ -29,11 +29,13 @@ from assistant.scoring import idf_weights, mix, overlap, query_weight, similarit
 from assistant.selection import candidates, lexical, rescore
 from assistant.sentence_features import (
     RESTATES_PENALTY,
+    asks_how_done,
     introduces,
     names_asked_kind,
     names_base,
     repeats_title,
     run_in_heading,
+    states_contribution,
     type_bonus,
 )
 from assistant.stored_sentences import StoredLookup
@@ -49,6 +51,11 @@ NEIGHBOUR_FLOOR = 0.3  # evidence often runs over two sentences (chosen on bench
 KEEP_MARGIN = 1.0  # a sentence is quoted after the first when its learned score is within this of the best's
 SECTION_SENTENCES = 4  # sentences of each passage of that section scored whatever their keywords
 SECTION_BONUS = 0.15  # a sentence of the section a question asks for ("its limitations": its Limitations section)
+# over papers of ACROSS_PAPERS or more, a sentence that says what its paper does ("We propose TCPO, a turn-level
+# credit assignment method ...") for a question that asks how papers do something (docs/benchmarks.md,
+# bench_topic_answers)
+CONTRIBUTION_BONUS = 0.1
+ACROSS_PAPERS = 3
 NAMED_PAPER_BONUS = 0.1  # a sentence of the paper whose title names what the question asks about ("ReSeek: ...")
 CONTINUED_CHARS = 700  # the longest a sentence that leads in may get with the sentence after it
 # a sentence that announces what follows: "We compare against three baselines:", "... as discussed below."
@@ -370,6 +377,7 @@ class ExtractiveAnswerer(Answerer):
             for (i, s), t in zip(pool, pool_terms, strict=True)
         ]
         named = named_papers(question, sources)
+        across = len({p.paper_id for p in sources}) >= ACROSS_PAPERS and asks_how_done(question)
         for cand in cands:  # "What are the limitations of X?": its Limitations section's sentences
             if in_section(asked, sources[cand.source].section, cand.sentence.text):
                 cand.bonus += SECTION_BONUS
@@ -377,6 +385,8 @@ class ExtractiveAnswerer(Answerer):
                 cand.bonus -= RESTATES_PENALTY
             if cand.source in named:
                 cand.bonus += NAMED_PAPER_BONUS
+            if across and states_contribution(cand.sentence.text):  # "How do papers assign credit to turns?"
+                cand.bonus += CONTRIBUTION_BONUS
         stored = self.stored(sources) if self.stored else {}
         chosen = _prefilter(cands)
         chosen += _section_openings(asked, cands, sources, chosen)

@@ -341,6 +341,12 @@ _BY_MEANS = re.compile(
     r"combine|select|filter|cluster|measure|estimate|split|map|link|match|identify|detect|sample|construct|feed)\w*\b",
     re.IGNORECASE,
 )
+# a paper's own contribution: "We propose TCPO, a turn-level credit assignment method ...", "this work trains ..."
+_CONTRIBUTES = re.compile(
+    r"\b(?:we|this\s+(?:paper|work))\s+(?:\w+ly\s+|further\s+|then\s+|also\s+)?(?:propose|introduce|present|develop|"
+    r"design|build|construct|devise|formulate|cast|frame|model|train|augment|equip|decompose|reformulate)(?:s|d|ed|es)?\b",
+    re.IGNORECASE,
+)
 _ASKS_CHANGE = re.compile(
     r"\b(?:improv\w*|gains?|reduc\w*|increas\w*|decreas\w*|faster|slower|efficien\w*|better|worse|boost\w*|lift\w*|"
     r"outperform\w*|drops?|speed-?ups?|more|less|fewer)\b",
@@ -660,6 +666,19 @@ def says_how(question: str, text: str) -> bool:
     what means ("we segment sentences on conjunctions ...", "... relies on the piezoresistive effect", "by averaging
     ...", "using a k-nearest-neighbour search")."""
     return bool(_ASKS_HOW.search(question) and not _ASKS_HOW_WELL.search(question) and _BY_MEANS.search(text))
+
+
+def asks_how_done(question: str) -> bool:
+    """`question` asks how something is done ("How do papers assign credit to individual turns?"), not how well, nor
+    why it is hard."""
+    return bool(_ASKS_HOW.search(question) and not _ASKS_HOW_WELL.search(question) and not _ASKS_GAP.search(question))
+
+
+def states_contribution(text: str) -> bool:
+    """`text` says what its paper does ("We propose TCPO, a turn-level credit assignment method ...", "this work
+    trains ..."): over many papers, what answers "how do papers do X", where a sentence on the field ("A growing
+    consensus is that agents should ...") or its problem ("... remains difficult") frames the question."""
+    return bool(_CONTRIBUTES.search(text))
 
 
 def restates(question: str, text: str) -> bool:
