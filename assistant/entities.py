@@ -204,6 +204,24 @@ def kind_of(name: str, local: Counter[str] | None = None) -> str | None:
     return kind if top >= 2 and top >= 0.5 * sum(counts.values()) else None
 
 
+# A name's last part, where a name says its own kind: "Tau2-Bench", "WebArena", "SWE-agent", "MiniHack-Env".
+_OWN_HEAD = re.compile(r"(?:-|(?<=[a-z0-9])(?=[A-Z]))([A-Za-z]+)$")
+SHORT_NAME = 2  # "EI", "IF": letters an abstract uses for an ability as often as for a benchmark
+
+
+def listed_kind(name: str, local: Counter[str] | None = None) -> str | None:
+    """The kind of a name for a list answer: `kind_of`, but a name of `SHORT_NAME` letters or fewer only where the
+    text at hand says what it is ("EI ability", not the EI benchmark of some abstract), and a name the vocabulary
+    and the text don't describe by its own last part ("Tau2-Bench", "WebArena")."""
+    if len(name) <= SHORT_NAME and not local:
+        return None
+    kind = kind_of(name, local)
+    if kind is not None:
+        return kind
+    head = _OWN_HEAD.search(name)
+    return HEAD_KIND.get(head.group(1).lower()) if head else None
+
+
 # A sized, tuned or versioned variant of a named model: "Qwen2.5-7b", "Llama-3.1-8B-Instruct", "Mistral-v0.3".
 _VARIANT = re.compile(r"(?:-(?:\d+(?:\.\d+)?[bmk]|instruct|chat|base|it|v\d[\w.]*))+$", re.IGNORECASE)
 

@@ -11,7 +11,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass, field
 
-from assistant.entities import kind_counts, kind_of, names
+from assistant.entities import kind_counts, listed_kind, names
 from assistant.focus import asks_of_named
 from assistant.scoring import overlap, terms
 from assistant.types import Answer, AnswerSentence, Citation, ListItem, Passage, Scope
@@ -86,7 +86,7 @@ def _named(text: str, local: dict[str, Counter[str]], kinds: tuple[str, ...], q_
     """The names of the asked kinds in one sentence: name → kind (a name the question itself gives is no answer)."""
     out = {}
     for name in dict.fromkeys(canonical(n) for n in names(text)):
-        kind = kind_of(name, local.get(name, Counter()))
+        kind = listed_kind(name, local.get(name, Counter()))
         if kind in kinds and name.lower() not in q_terms:
             out[name] = kind
     return out

@@ -137,3 +137,16 @@ def test_a_question_of_two_parts_quotes_one_part_then_lists_the_other(tool_use: 
     whole_asker.settings.answer.compound = False
     whole = whole_asker.ask(question, Scope(topic=DEMO_TOPIC))
     assert whole.items and len(whole.sentences) == len(whole.items)
+
+
+def test_a_list_reads_a_name_by_its_own_last_part_and_short_letters_only_by_the_text_at_hand() -> None:
+    from collections import Counter
+
+    from assistant.entities import listed_kind
+
+    assert listed_kind("Tau2-Bench") == listed_kind("WebArena") == "benchmark"  # not in the vocabulary
+    assert listed_kind("SWE-agent") == "framework"
+    assert listed_kind("Search-R1") is None  # a last part that is no head word says nothing
+    assert listed_kind("EI") is None  # "the EI ability of LLMs": some abstracts call an "EI" benchmark
+    assert listed_kind("EI", Counter(benchmark=1)) == "benchmark"  # this text does
+    assert listed_kind("BFCL") == "benchmark" and listed_kind("PPO") == "algorithm"
