@@ -29,7 +29,9 @@ from assistant.sentence_features import name_like
 from assistant.types import Passage
 
 _TITLE_NAME = re.compile(r"^\s*([^:]{2,60}):")  # "MiroThinker: Pushing the ...", "S2ORC: The Semantic ..."
-_VERSION = re.compile(r"(?:[-\s]?v?\d+(?:\.\d+)*[A-Za-z]?)+$")  # "MiroThinker-1.7", "Qwen2.5" keeps "Qwen"
+# a version after a name: "MiroThinker-1.7", "Qwen2.5", "GPT-4", "Agent v2" keep "MiroThinker", "Qwen", "GPT", "Agent";
+# a digit that is part of the name stays ("MEM1", "Search-R1", "S2ORC")
+_VERSION = re.compile(r"(?:[-\s]v?\d+(?:\.\d+)*[A-Za-z]?|v\d+(?:\.\d+)*|\d+\.\d+(?:\.\d+)*[A-Za-z]?)+$")
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,11 @@ def test_the_bundled_glossary_knows_the_field_s_acronyms() -> None:
 
 def test_a_title_gives_the_names_it_starts_with() -> None:
     assert title_names(MIRO) == ["MiroThinker"]
-    assert title_names("MiroThinker-1.7 & H1: Towards Heavy-Duty Research Agents") == ["MiroThinker"]
+    assert title_names("MiroThinker-1.7 & H1: Towards Heavy-Duty Research Agents") == ["MiroThinker", "H1"]
+    assert title_names("MiroThinker v1.0: Pushing ...") == ["MiroThinker"]  # a version is no part of the name
+    assert title_names("Qwen2.5 Technical Report: ...") == []  # more than a name before the colon
+    assert title_names("MEM1: Learning to Synergize Memory and Reasoning") == ["MEM1"]  # a digit of the name stays
+    assert title_names("Search-R1: Training LLMs to Reason and Leverage Search Engines") == ["Search-R1"]
     assert title_names("S2ORC: The Semantic Scholar Open Research Corpus") == ["S2ORC"]
     assert title_names("Self-Distilled Agentic Reinforcement Learning") == []
     assert title_names("Towards a general theory of all the things people do: a survey") == []
