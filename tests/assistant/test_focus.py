@@ -3,6 +3,7 @@ the search, acronyms spelled out (`assistant.focus`, `assistant.acronyms`)."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -254,6 +255,8 @@ def test_a_which_question_asked_of_a_paper_it_names_is_answered_from_that_paper(
     assert asks_of_named("Which reward model does AgentRM train?", BENCH_SOURCES)
     assert not asks_of_named("Which benchmarks use AgentRM?", BENCH_SOURCES)  # asked across the papers
     assert not asks_of_named("Which benchmarks is AgentRM evaluated on?", BENCH_SOURCES[1:])  # one paper
+    mem1 = replace(BENCH_SOURCES[1], paper_id="m", title="MEM1: Learning to Synergize Memory and Reasoning")
+    assert asks_of_named("Which benchmarks is MEM1 evaluated on?", [BENCH_SOURCES[0], mem1])  # its digit kept
     answerer = ExtractiveAnswerer(store.embedder, store.settings.answer)
     question = "Which benchmarks is AgentRM evaluated on?"
     answer = answerer.answer(question, question, BENCH_SOURCES)
