@@ -6,7 +6,7 @@ from abc import ABC, abstractmethod
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from assistant.followups import standalone
+from assistant.followups import listed_item, standalone
 from assistant.types import Answer, Passage
 
 
@@ -18,6 +18,7 @@ class Turn:
     answer: str
     standalone: str = ""  # the question as it was rewritten to stand alone
     cited_title: str = ""  # title of the paper its answer cited first ("" when it cited none)
+    listed: tuple[str, ...] = ()  # the named items of its answer, when that was a list, in the order shown
 
 
 @dataclass(frozen=True)
@@ -57,5 +58,8 @@ class Answerer(ABC):
         short phrase added, and only when the question needs it (`assistant.followups`)."""
         if not history:
             return question
+        named = listed_item(question, history[-1].listed)  # "How does the first one work?" after a list answer
+        if named != question:
+            return named
         earlier = [t.standalone or t.question for t in history]
         return standalone(question, earlier, history[-1].cited_title)

@@ -330,3 +330,29 @@ def _insert(question: str, toks: Sequence[Token], ref: Reference | None, phrase:
             word = word[0].upper() + word[1:]
         return question[: first.start] + word + question[last.end :]
     return f"{question[: last.end]} ({phrase}){question[last.end :]}"
+
+
+_ORDINALS = {"first": 0, "1st": 0, "top": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2, "fourth": 3, "4th": 3,
+             "fifth": 4, "5th": 4, "last": -1}  # fmt: skip
+_KIND_NOUNS = "one|item|entry|name|algorithm|method|benchmark|dataset|model|framework"
+# "the first one", "the second algorithm", "the last of them": an item of the list the previous answer gave
+_ORDINAL = re.compile(
+    rf"\bthe\s+({'|'.join(_ORDINALS)})\s+(?:(?:{_KIND_NOUNS})s?(?:\s+of\s+(?:them|these|those))?|of\s+(?:them|these|those))"
+    rf"(?:['’]s)?(?![\w\-])",
+    re.IGNORECASE,
+)
+
+
+def listed_item(question: str, listed: Sequence[str]) -> str:
+    """`question` with "the first one", "the second algorithm", "the last of them" made the name of that item of
+    the list the previous answer gave ("How does the first one work?" after "GRPO — 4 papers; PPO — 3 papers" asks
+    "How does GRPO work?"); `question` as it is when it says no such thing or the list is shorter."""
+
+    def named(m: re.Match[str]) -> str:
+        at = _ORDINALS[m.group(1).lower()]
+        if not -len(listed) <= at < len(listed):
+            return m.group(0)
+        own = m.group(0).endswith(("'s", "’s"))
+        return listed[at] + ("'s" if own else "")
+
+    return _ORDINAL.sub(named, question) if listed else question

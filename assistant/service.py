@@ -147,10 +147,13 @@ class Assistant:
 
 
 def history_turn(turn: ChatTurn) -> Turn:
-    """A stored turn as a rewrite reads it: its texts clipped, and the title its answer cited first."""
+    """A stored turn as a rewrite reads it: its texts clipped, the title its answer cited first, and the names its
+    answer listed."""
+    listed = tuple(str(item.get("name", "")) for item in turn.answer.get("items") or [] if item.get("name"))
     return Turn(
-        turn.question[:HISTORY_CHARS], turn.answer_text, turn.standalone[:HISTORY_CHARS], first_cited_title(turn.answer)
-    )
+        turn.question[:HISTORY_CHARS], turn.answer_text, turn.standalone[:HISTORY_CHARS],
+        first_cited_title(turn.answer), listed,
+    )  # fmt: skip
 
 
 def first_cited_title(answer: dict[str, Any]) -> str:

@@ -7,7 +7,10 @@ import json
 import re
 from collections.abc import Iterator
 
+import pytest
+
 from assistant.entities import _HEAD, _NAME, HEAD_KIND, _expansion_kind, evidence, kind_of, names, vocabulary
+from assistant.followups import listed_item
 from assistant.lists import asked_kinds, item_line
 from assistant.service import Assistant
 from assistant.types import Answer
@@ -150,3 +153,31 @@ def test_a_list_reads_a_name_by_its_own_last_part_and_short_letters_only_by_the_
     assert listed_kind("EI") is None  # "the EI ability of LLMs": some abstracts call an "EI" benchmark
     assert listed_kind("EI", Counter(benchmark=1)) == "benchmark"  # this text does
     assert listed_kind("BFCL") == "benchmark" and listed_kind("PPO") == "algorithm"
+
+
+@pytest.mark.parametrize(
+    ("question", "expected"),
+    [
+        ("How does the first one work?", "How does GRPO work?"),
+        ("What are the second algorithm's weaknesses?", "What are PPO's weaknesses?"),
+        ("How does the last of them differ from PPO?", "How does DAPO differ from PPO?"),
+        ("How does the fifth one work?", "How does the fifth one work?"),  # the list has three
+        ("What is the first paper about?", "What is the first paper about?"),  # a paper, not an item
+        ("First, what is GRPO?", "First, what is GRPO?"),
+    ],
+)
+def test_an_ordinal_follow_up_names_that_item_of_the_list(question: str, expected: str) -> None:
+    assert listed_item(question, ["GRPO", "PPO", "DAPO"]) == expected
+
+
+def test_after_a_list_answer_the_first_one_is_its_first_item(tool_use: Store) -> None:
+    from assistant.types import Scope
+
+    assistant = Assistant(tool_use)
+    chat = assistant.start_chat(Scope(topic=DEMO_TOPIC))
+    listed = assistant.ask(QUESTION, chat_id=chat)
+    assert listed.items
+    follow = assistant.ask("How does the first one work?", chat_id=chat)
+    assert follow.standalone_question == f"How does {listed.items[0].name} work?"
+    again = assistant.ask("What are its weaknesses?", chat_id=chat)  # the item is now the subject
+    assert listed.items[0].name in again.standalone_question
