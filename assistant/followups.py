@@ -196,6 +196,14 @@ def needs_context(question: str) -> bool:
     return any(_unresolved(r, own, asked) for r in refs)
 
 
+def asks_of_the_paper(question: str) -> bool:
+    """`question` names no subject and points back to none, but asks for a part of a paper ("What are the
+    limitations?", "What is the main contribution?"): asked of one paper, that paper is its subject, not what the
+    conversation spoke of before ("Why?" and "Tell me more" ask for no such part)."""
+    toks = tokens(question)
+    return not references(question) and not any(t.kind == "C" for t in toks) and any(t.kind == "N" for t in toks)
+
+
 def _unresolved(ref: Reference, own: Sequence[Token], asked: set[int]) -> bool:
     """No word before the reference that it could stand for (a paper reference needs a name)."""
     before = [t for t in own if t.index < ref.start and t.index not in asked]

@@ -15,6 +15,7 @@ from assistant.base import AnswerChunk, Answerer, Turn
 from assistant.compound import parts
 from assistant.definitions import with_definition
 from assistant.focus import as_written, camel_names
+from assistant.followups import asks_of_the_paper
 from assistant.kind_lookup import with_asked_kind
 from assistant.lists import list_sources
 from assistant.passages import distinct_sources
@@ -96,7 +97,9 @@ class Assistant:
         version = self.store.catalog.changes_version  # read first: see `Answer.changes_version`
         self.check_ready()
         scope, history = self._context(scope, chat_id)
-        standalone = self._as_written(self.answerer.rewrite(question, history), scope)
+        # "What are the limitations?" asked of one paper is asked of that paper, whatever the chat spoke of before
+        own = scope.paper_id is not None and asks_of_the_paper(question)
+        standalone = self._as_written(question if own else self.answerer.rewrite(question, history), scope)
         sources = self.sources(standalone, scope)
         for chunk in self.answerer.stream(question, standalone, sources):
             if chunk.answer is not None:

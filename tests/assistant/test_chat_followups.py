@@ -77,6 +77,21 @@ def test_this_paper_follow_up_stays_in_the_cited_paper(corpus: Store) -> None:
     assert not follow.abstained and cited_papers(follow) == {longeval}
 
 
+def test_asked_of_one_paper_a_part_of_it_is_asked_of_the_paper(corpus: Store) -> None:
+    """ "What are the limitations?" in an Ask PDF chat is the paper's, not the last question's subject's."""
+    assistant = Assistant(corpus)
+    chat_id = assistant.start_chat(Scope(paper_id=read_pdf(LONGEVAL_PDF).paper_id))
+    assistant.ask("How are the summaries split into units?", chat_id=chat_id)
+    follow = assistant.ask("What are the limitations?", chat_id=chat_id)
+    assert follow.standalone_question == "What are the limitations?"
+    why = assistant.ask("Why?", chat_id=chat_id)  # names no part of the paper: it still borrows the subject
+    assert why.standalone_question != "Why?"
+    across = Assistant(corpus)  # over many papers, the subject is still borrowed
+    chat_id = across.start_chat(Scope())
+    across.ask("What is LongEval?", chat_id=chat_id)
+    assert across.ask("What are the limitations?", chat_id=chat_id).standalone_question != "What are the limitations?"
+
+
 def test_a_new_chat_forgets_the_subject(corpus: Store) -> None:
     assistant = Assistant(corpus)
     first_chat = assistant.start_chat(Scope())
