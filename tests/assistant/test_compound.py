@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.compound import parts
+from assistant.compound import compared, parts
 from assistant.service import Assistant
 from assistant.types import Scope
 from storage.store import Store
@@ -19,13 +19,38 @@ from storage.store import Store
         ("How does Memex store memory, and why does it help?", ["How does Memex store memory?", "Why does it help?"]),
         # one question that has "and" in it
         ("What are the strengths and weaknesses of PPO?", ["What are the strengths and weaknesses of PPO?"]),
-        ("How do PPO and GRPO differ?", ["How do PPO and GRPO differ?"]),
+        ("How do PPO and GRPO differ?", ["How do PPO and GRPO differ?", "What is PPO?", "What is GRPO?"]),
         ("Which datasets and what metrics are used?", ["Which datasets and what metrics are used?"]),
         ("Compare PPO and what GRPO changes", ["Compare PPO and what GRPO changes"]),
     ],
 )  # fmt: skip
 def test_a_question_is_split_where_a_second_question_follows_and(question: str, expected: list[str]) -> None:
     assert parts(question) == expected
+
+
+@pytest.mark.parametrize(
+    ("question", "things"),
+    [
+        ("What is the difference between PPO and GRPO?", ("PPO", "GRPO")),
+        ("How does GiGPO differ from plain GRPO for agent training?", ("GiGPO", "GRPO")),
+        ("How do outcome rewards and process rewards differ?", ("outcome rewards", "process rewards")),
+        ("Compare PPO with GRPO", ("PPO", "GRPO")),
+        ("ReAct vs. Reflexion", ("ReAct", "Reflexion")),
+        # what points back, or a question inside, is no thing compared
+        ("How do they differ from each other?", None),
+        ("How does it differ from PPO?", None),
+        ("Compare what PPO does and how GRPO changes it", None),
+        ("What is GRPO?", None),
+    ],
+)  # fmt: skip
+def test_a_comparison_names_the_two_things_compared(question: str, things: tuple[str, str] | None) -> None:
+    assert compared(question) == things
+
+
+def test_a_comparison_is_asked_as_itself_then_what_each_thing_is() -> None:
+    assert parts("How do outcome rewards and process rewards differ?") == [
+        "How do outcome rewards and process rewards differ?", "What are outcome rewards?", "What are process rewards?"
+    ]  # fmt: skip
 
 
 QUESTION = (
@@ -69,3 +94,19 @@ def test_a_part_the_papers_do_not_answer_is_said_so(corpus: Store) -> None:
     assert any("81.1M" in s.text for s in answer.sentences), [s.text for s in answer.sentences]
     assert answer.text.endswith('The indexed papers don\'t answer "What is the boiling point of water?"')
     assert "".join(c.text for c in chunks[:-1]) == answer.text  # streamed as shown
+
+
+def test_a_comparison_quotes_what_sets_each_thing_apart(corpus: Store) -> None:
+    """ "How do GROBID parses and LaTeX parses differ?": the sentence that compares them, then what the paper says of
+    each; asked whole, only the comparing sentence."""
+    question = "How do GROBID parses and LaTeX parses differ?"
+    answer = Assistant(corpus).ask(question, Scope(paper_id=_s2orc(corpus)))
+    texts = [s.text for s in answer.sentences]
+    assert answer.notes[0].startswith("asked in 3 parts"), answer.notes
+    assert "GROBID and LATEX parses" in texts[0], texts
+    assert any("LATEX parses contain many more" in t for t in texts[1:]), texts
+    whole = Assistant(corpus)
+    whole.settings = whole.settings.model_copy(deep=True)
+    whole.settings.answer.compound = False
+    alone = [s.text for s in whole.ask(question, Scope(paper_id=_s2orc(corpus))).sentences]
+    assert not any("LATEX parses contain many more" in t for t in alone), alone
