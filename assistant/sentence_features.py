@@ -424,6 +424,9 @@ _WHAT_PLAIN_WORDS_ARE = r"(?:(?:is|are)\s+(?:a|an|the|one|any|defined as)\b|(?:r
 _NAMED_SO = r"\b(?:called|termed|dubbed|named|known as)\s+(?:the\s+|a\s+|an\s+)?[\"“‘']?"
 _INTRODUCING = r"\b(?:propose|introduce|present|call|name|dub|term)(?:s|d|ed|bed)?\s+(?:a\s+|an\s+|the\s+)?"
 _AFTER_INTRODUCED = r"(?=\s*(?:[,(;:.]|$)|\s+(?:a|an|which|that|as|to|for|in)\b)"  # "we propose ARPO, a ..."
+# "we introduce Group Relative Policy Optimization (GRPO) to jointly optimize agent policies": X, named bare, put to
+# use ("we propose a hierarchical Large autoBidding Model (LBM) to leverage ..." brings a new thing in)
+_PUT_TO_USE = re.compile(r"^\w+\s+(?!(?:a|an|the|our|two|three|new|novel)\b)[^()]*\([^()]*\)\s+to\s", re.IGNORECASE)
 # "we introduce a novel interactive interface—Paper Plain—": what it is, then its name after a dash or colon
 _INTRODUCED_AS = r"(?:[\w\-]+\s+){0,5}[\w\-]+\s*(?:[—–:]|--)\s*"
 # "Paper Plain1—with ...": a footnote mark after a name of several words ending in a small letter ("Plain1.5" is
@@ -471,11 +474,12 @@ def describes(text: str, subject: str) -> bool:
             return True
     if re.search(rf"\({name}\),\s+which\s", text):  # "... (GRPO), which estimates the baseline from a group"
         return True
+    if re.search(rf"\b(?:[Uu]nlike|[Ii]n\s+contrast\s+to)\s+(?:[\w\-]+\s+){{0,2}}{name},\s+which\s", text):
+        return True  # "Unlike DeepSeek GRPO, which eliminates the value function ..."
     if re.search(rf"{_INTRODUCING}{_INTRODUCED_AS}{name}", text, re.IGNORECASE):
         return True
-    if re.search(
-        rf"{_INTRODUCING}(?:[\w\-]+\s+){{0,8}}\({name}\)(?![\w\-])", text, re.IGNORECASE
-    ):  # "introduce Long Form (X)"
+    spelled = re.search(rf"{_INTRODUCING}(?:[\w\-]+\s+){{0,8}}\({name}\)(?![\w\-])", text, re.IGNORECASE)
+    if spelled and not _PUT_TO_USE.match(text[spelled.start() :]):  # "introduce Long Form (X)"
         return True
     return bool(re.search(rf"{_INTRODUCING}{name}{_AFTER_INTRODUCED}", text, re.IGNORECASE))
 

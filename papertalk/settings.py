@@ -253,7 +253,7 @@ class AnswerSettings(_Group):
         True,
         description='A question of two parts ("What is GRPO and how do agentic papers modify it?") is searched part '
         "by part (top_k passages each), and an extractive answer quotes the lead sentences of each part's answer in "
-        "turn, max_sentences shared out; a comparison (\"How do PPO and GRPO differ?\") is asked as itself and as "
+        'turn, max_sentences shared out; a comparison ("How do PPO and GRPO differ?") is asked as itself and as '
         "what each thing is (measured on pairs of Ask PDF questions; see docs/benchmarks.md).",
     )
     focus: bool = Field(

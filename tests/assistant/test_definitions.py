@@ -283,6 +283,12 @@ EXPANDS_ONLY = (
         ("To optimize this workflow, we introduce multi-context GRPO, an end-to-end RL framework.", 2),
         ("We propose SC-GRPO (Self-Conditioned GRPO), which uses KL divergence as a weight on GRPO gradients.", None),
         (ODD_GRPO, 3),
+        # what sets it apart from another thing says what it is
+        ("Unlike DeepSeek GRPO, which eliminates the value function in favor of purely empirical reward estimation, "
+         "Hybrid GRPO introduces a structured advantage computation method.", 0),
+        # named bare and put to use: a paper that uses GRPO, not one that brings it in
+        ("We introduce Group Relative Policy Optimization (GRPO) to jointly optimize agent policies with access to "
+         "global signals during training.", 1),
     ],
 )  # fmt: skip
 def test_a_sentence_that_says_what_the_name_is_ranks_above_one_that_only_spells_it_out(
@@ -310,3 +316,9 @@ def test_sources_that_only_spell_it_out_look_up_one_that_says_what_it_is(tool_us
         "What is GRPO?", "What is GRPO?", found
     )
     assert answer.sentences[0].text.startswith("EgoVLM is fine-tuned via"), answer.sentences[0].text
+
+
+def test_a_new_thing_brought_in_for_a_purpose_is_introduced() -> None:
+    """ "propose a ... (LBM) to leverage ...": an article before the long form brings a new thing in."""
+    text = "To address these challenges, we propose a hierarchical Large autoBidding Model (LBM) to leverage LLMs."
+    assert describes(text, "LBM")
