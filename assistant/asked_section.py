@@ -1,6 +1,6 @@
 """Questions answered by a section of the paper's own: "What are the limitations of X?" is answered by its
 Limitations section, "What future work do the authors plan?" by its future-work section (or, when it has none, by
-the sentences of its conclusion that say what comes next).
+the sentences of its conclusion that say what comes next), "What is the main contribution?" by its abstract.
 
 Such a section's sentences rarely repeat the question's words ("First, the current 128K context length remains
 insufficient ..."), so neither retriever nor the sentence scores find them; its heading says what it holds. A
@@ -22,11 +22,19 @@ _ASKS: dict[str, re.Pattern[str]] = {
         r"\bfuture (?:work|research|directions?|studies|plans?)\b|\bnext steps?\b|\bopen (?:problems|questions)\b",
         re.IGNORECASE,
     ),
+    # what the paper itself brings, which its abstract says: "What is the main contribution?"
+    "contributions": re.compile(
+        r"\b(?:main|key|primary|core)\s+contributions?\b|\bcontributions?\s+of\s+(?:the|this)\s+(?:paper|work|study)\b"
+        r"|^\s*what\s+(?:is|are)\s+(?:the\s+|its\s+)?contributions?\b|\bwhat\s+(?:does|do|did)\s+(?:the|this)\s+"
+        r"(?:paper|work|study|article)\s+(?:propose|present|introduce|contribute)\b",
+        re.IGNORECASE,
+    ),
 }
 _HEADINGS: dict[str, re.Pattern[str]] = {
     "limitations": re.compile(r"\b(?:limitations?|weakness(?:es)?|shortcomings?)\b", re.IGNORECASE),
     "future work": re.compile(r"\bfuture\b|\boutlook\b|\bopen (?:problems|questions|challenges)\b", re.IGNORECASE),
     IN_CONCLUSION: re.compile(r"\bconclu(?:sions?|ding)\b", re.IGNORECASE),
+    "contributions": re.compile(r"^\s*abstract\b", re.IGNORECASE),
 }
 # a paper without a future-work section of its own says what comes next in its conclusion, in sentences like these
 _SAYS_NEXT = re.compile(

@@ -29,6 +29,7 @@ from assistant.scoring import idf_weights, mix, overlap, query_weight, similarit
 from assistant.selection import candidates, lexical, rescore
 from assistant.sentence_features import (
     RESTATES_PENALTY,
+    asks_contribution,
     asks_how_done,
     introduces,
     names_asked_kind,
@@ -55,6 +56,7 @@ SECTION_BONUS = 0.15  # a sentence of the section a question asks for ("its limi
 # credit assignment method ...") for a question that asks how papers do something (docs/benchmarks.md,
 # bench_topic_answers)
 CONTRIBUTION_BONUS = 0.1
+OWN_CONTRIBUTION_BONUS = 0.2  # ... for "What is the main contribution?", whose words say nothing of the answer
 ACROSS_PAPERS = 3
 NAMED_PAPER_BONUS = 0.1  # a sentence of the paper whose title names what the question asks about ("ReSeek: ...")
 CONTINUED_CHARS = 700  # the longest a sentence that leads in may get with the sentence after it
@@ -378,6 +380,8 @@ class ExtractiveAnswerer(Answerer):
         ]
         named = named_papers(question, sources)
         across = len({p.paper_id for p in sources}) >= ACROSS_PAPERS and asks_how_done(question)
+        # "What is the main contribution?": what the paper does, whatever the question's words ("paper") match
+        contribution = OWN_CONTRIBUTION_BONUS if asks_contribution(question) else CONTRIBUTION_BONUS if across else 0.0
         for cand in cands:  # "What are the limitations of X?": its Limitations section's sentences
             if in_section(asked, sources[cand.source].section, cand.sentence.text):
                 cand.bonus += SECTION_BONUS
@@ -385,8 +389,8 @@ class ExtractiveAnswerer(Answerer):
                 cand.bonus -= RESTATES_PENALTY
             if cand.source in named:
                 cand.bonus += NAMED_PAPER_BONUS
-            if across and states_contribution(cand.sentence.text):  # "How do papers assign credit to turns?"
-                cand.bonus += CONTRIBUTION_BONUS
+            if contribution and states_contribution(cand.sentence.text):  # "How do papers assign credit to turns?"
+                cand.bonus += contribution
         stored = self.stored(sources) if self.stored else {}
         chosen = _prefilter(cands)
         chosen += _section_openings(asked, cands, sources, chosen)

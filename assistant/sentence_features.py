@@ -262,6 +262,7 @@ SETUP_BONUS = 0.05  # "Which base model ...?": "We initialize from ...", "We eva
 LIST_BONUS = 0.1  # "Which benchmarks ...?" asks for several: a sentence that names three or more new ones lists them
 LIST_NAMES = 3
 FUTURE_PENALTY = 0.1  # "Future work can explore ..." says what is not done: no answer unless what comes next is asked
+CREDITS_PENALTY = 0.3  # "Kalpesh also contributed to project scoping ...": who did what answers no question of content
 UNKNOWN_PENALTY = 0.1  # "... remains not fully understood" says what no one knows: no answer unless the gap is asked
 MEANS_BONUS = 0.1  # "How does X do Y?": a sentence that says by what means ("we segment ... on conjunctions")
 CHANGE_BONUS = 0.05  # "How much does X improve ...?": "lifts the average from 44.7 to 62.1", "+9.4%" say how much
@@ -341,6 +342,27 @@ _BY_MEANS = re.compile(
     r"combine|select|filter|cluster|measure|estimate|split|map|link|match|identify|detect|sample|construct|feed)\w*\b",
     re.IGNORECASE,
 )
+# a first page's venue line: "Proceedings of the 17th Conference of the European Chapter of the Association for
+# Computational Linguistics, pages 1650-1669"; and a line of affiliations: "♠University of Massachusetts Amherst,
+# ♢Allen Institute for AI, ♡Yale University"
+_AFFILIATIONS = re.compile(
+    r"[♠♢♡♣♤♥♦♧†‡§¶]\s*(?:[A-Z][\w.\-]*\s+){0,6}?(?:University|Institute|College|Laborator(?:y|ies)|Inc\b)"
+)
+_VENUE_LINE = re.compile(r"^\s*(?:In\s+)?Proceedings\s+of\b.{0,200}?\bpages?\s+\d+\s*[–\-]+\s*\d+", re.IGNORECASE)
+# what the paper itself brings: "What is the main contribution?", "What does this paper propose?"
+_ASKS_CONTRIBUTION = re.compile(
+    r"\bcontribution|\bwhat\s+(?:does|do|did)\s+(?:the|this)\s+(?:paper|work|study|article)\s+(?:propose|present|"
+    r"introduce|offer|contribute)\b|\b(?:main|key|core|central)\s+(?:idea|novelty)\b",
+    re.IGNORECASE,
+)
+# who did what: "Details of individual author contributions can be found here.", "Kalpesh also contributed to ..."
+_CREDITS = re.compile(
+    r"\bauthors?['’]?\s+contributions?\b|\bequal(?:ly)?\s+contribut|\bcontributed\s+equally\b"
+    r"|(?-i:\b[A-Z][a-z]+)\s+(?:also\s+|equally\s+)?contributed\b|\b(?:authors?|we\s+all)\s+(?:also\s+)?contributed\b"
+    r"|\bcontributions?\s+of\s+(?:each|the|all)\s+authors?\b",
+    re.IGNORECASE,
+)
+_ASKS_WHO = re.compile(r"\bwho\b|\bauthors?\b|\bcredit", re.IGNORECASE)
 # a paper's own contribution: "We propose TCPO, a turn-level credit assignment method ...", "this work trains ..."
 _CONTRIBUTES = re.compile(
     r"\b(?:we|this\s+(?:paper|work))\s+(?:\w+ly\s+|further\s+|then\s+|also\s+)?(?:propose|introduce|present|develop|"
@@ -678,6 +700,18 @@ def asks_how_done(question: str) -> bool:
     return bool(_ASKS_HOW.search(question) and not _ASKS_HOW_WELL.search(question) and not _ASKS_GAP.search(question))
 
 
+def asks_contribution(question: str) -> bool:
+    """`question` asks what a paper itself brings ("What is the main contribution?", "What does this paper
+    propose?"), not who did what."""
+    return bool(_ASKS_CONTRIBUTION.search(question)) and not _ASKS_WHO.search(question)
+
+
+def credits_people(text: str) -> bool:
+    """`text` says who did what ("Details of individual author contributions can be found here.", "Kalpesh also
+    contributed to project scoping ..."): no answer to what the paper says."""
+    return bool(_CREDITS.search(text))
+
+
 def states_contribution(text: str) -> bool:
     """`text` says what its paper does ("We propose TCPO, a turn-level credit assignment method ...", "this work
     trains ..."): over many papers, what answers "how do papers do X", where a sentence on the field ("A growing
@@ -828,7 +862,8 @@ def type_bonus(
     question, for a paragraph's run-in heading, for one that points to a table, figure or section or announces what
     comes and gives no number, for one made only of the question's words, for future work when what comes next
     is not asked and for what is not yet known when no gap is asked."""
-    bonus = -CAPTION_PENALTY if _CAPTION.search(text) else 0.0
+    front = _VENUE_LINE.search(text) or _AFFILIATIONS.search(text)  # a first page's venue or affiliations
+    bonus = -CAPTION_PENALTY if _CAPTION.search(text) or front else 0.0
     if _ASKS.search(text):
         bonus -= QUESTION_PENALTY
     if run_in_heading(text):
@@ -841,6 +876,8 @@ def type_bonus(
         bonus -= FUTURE_PENALTY
     if question and admits_unknown(question, text):
         bonus -= UNKNOWN_PENALTY
+    if question and credits_people(text) and not _ASKS_WHO.search(question):
+        bonus -= CREDITS_PENALTY
     if question and names_another(question, text):
         bonus -= OTHER_NAME_PENALTY
     if kind.answer in ("other", "formula") and says_how(question, text):

@@ -29,6 +29,9 @@ from tests.conftest import LONGEVAL_PDF
         ("What limitations of existing corpora does this paper address?", None),
         ("What are the limitations of prior methods?", None),
         ("How many papers does the corpus contain?", None),
+        ("What is the main contribution?", "contributions"),
+        ("What does this paper propose?", "contributions"),
+        ("Who contributed to the annotation?", None),
     ],
 )
 def test_the_section_a_question_asks_for(question: str, asked: str | None) -> None:
@@ -122,3 +125,16 @@ def test_a_paper_summary_quotes_its_limitations_section(corpus: Store) -> None:
     block = next(s for s in summary.sections if s.kind == "limitations")
     cited = [summary.answer.sentences[i].citations[0] for i in block.sentences]
     assert ("Limitations", 10) in [(c.section, c.page_start) for c in cited], [c.quote for c in cited]
+
+
+@pytest.mark.parametrize("question", ["What is the main contribution?", "What does this paper propose?"])
+def test_ask_pdf_answers_what_the_paper_contributes_from_its_abstract(corpus: Store, question: str) -> None:
+    """Before, "contribution" matched LongEval's footnote "Details of individual author contributions can be found
+    here." and its acknowledgments ("Kalpesh also contributed to ...")."""
+    pid = read_pdf(LONGEVAL_PDF).paper_id
+    answer = Assistant(corpus).ask(question, Scope(paper_id=pid))
+    assert not answer.abstained, answer.notes
+    lead = answer.sentences[0]
+    assert "we present LONGEVAL" in lead.text and lead.citations[0].section == "Abstract", answer.text
+    assert not any("contributed" in s.text or "contributions can be found" in s.text for s in answer.sentences)
+    assert not any("Proceedings of" in s.text or "University" in s.text for s in answer.sentences), answer.text

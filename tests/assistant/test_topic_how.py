@@ -1,11 +1,13 @@
-"""A "how do papers do X" question over a topic leads with what a paper does, not with how abstracts frame the field."""
+"""What a paper does leads a "how do papers do X" question over a topic; who did what, a venue line and
+affiliations answer nothing."""
 
 from __future__ import annotations
 
 import pytest
 
 import assistant.extractive as extractive
-from assistant.sentence_features import asks_how_done, states_contribution
+from assistant.question_type import QuestionType
+from assistant.sentence_features import asks_how_done, credits_people, states_contribution, type_bonus
 from assistant.service import Assistant
 from assistant.types import Scope
 from papertalk.demo import DEMO_TOPIC
@@ -56,3 +58,25 @@ def test_over_a_topic_the_answer_leads_with_what_a_paper_does(tool_use: Store, m
     monkeypatch.setattr(extractive, "CONTRIBUTION_BONUS", 0.0)
     before = _lead(tool_use)  # without the nudge, a sentence on the field's problem led
     assert not states_contribution(before), before
+
+
+@pytest.mark.parametrize(
+    ("text", "credits"),
+    [
+        ("Details of individual author contributions can be found here.", True),
+        ("Kalpesh also contributed to project scoping and ideation and led the writing of the paper.", True),
+        ("All authors contributed equally.", True),
+        ("It has been used in research prototypes which have since contributed to research publications.", False),
+        ("These features contributed to the gains.", False),
+    ],
+)  # fmt: skip
+def test_a_sentence_that_says_who_did_what(text: str, credits: bool) -> None:
+    assert credits_people(text) is credits
+
+
+def test_a_first_pages_venue_line_and_affiliations_rank_as_furniture() -> None:
+    venue = "Proceedings of the 17th Conference of the European Chapter of the ACL, pages 1650–1669"
+    plain = QuestionType("other")
+    assert type_bonus(plain, venue, "What is it?") < 0
+    assert type_bonus(plain, "♠University of Massachusetts Amherst, ♢Allen Institute for AI", "Who?") < 0
+    assert type_bonus(plain, "We evaluate on the proceedings of three conferences.", "What is it?") == 0
