@@ -13,6 +13,7 @@ from typing import Any
 from assistant.backends import build_answerer
 from assistant.base import AnswerChunk, Answerer, Turn
 from assistant.compound import parts
+from assistant.counts import COUNT_PASSAGES, count_answer, count_of, counted, mentions
 from assistant.definitions import with_definition
 from assistant.focus import as_written, camel_names
 from assistant.followups import asks_of_the_paper
@@ -100,8 +101,12 @@ class Assistant:
         # "What are the limitations?" asked of one paper is asked of that paper, whatever the chat spoke of before
         own = scope.paper_id is not None and asks_of_the_paper(question)
         standalone = self._as_written(question if own else self.answerer.rewrite(question, history), scope)
-        sources = self.sources(standalone, scope)
-        for chunk in self.answerer.stream(question, standalone, sources):
+        thing = counted(standalone) if not scope.paper_id else None  # "How many papers use GRPO?"
+        if thing:
+            pieces = self._count(question, standalone, thing, scope)
+        else:
+            pieces = self.answerer.stream(question, standalone, self.sources(standalone, scope))
+        for chunk in pieces:
             if chunk.answer is not None:
                 chunk.answer.changes_version = version
                 chunk.answer.changes_version_after = self.store.catalog.changes_version  # before saving the turn
@@ -123,6 +128,21 @@ class Assistant:
         for number, passage in enumerate(passages, start=1):
             passage.number = number
         return passages
+
+    def _count(self, question: str, standalone: str, thing: str, scope: Scope) -> Iterator[AnswerChunk]:
+        """A question that counts papers (`assistant.counts`): how many of the scope's papers the keyword index
+        finds naming `thing`, with `top_k` of its passages that name it as the sources, a few of them quoted."""
+        found = self.retriever.keyword_passages(thing, scope, k=COUNT_PASSAGES)
+        ids = self.retriever.resolve(scope).paper_ids
+        total = len(ids) if ids is not None else self.store.catalog.count_papers("indexed")
+        named = [p for p in found if mentions(p.text, thing)][: self.settings.retrieval.top_k]
+        sources = distinct_sources(named, self.store.catalog)
+        for number, passage in enumerate(sources, start=1):
+            passage.number = number
+        where = f"in {scope.describe()}" if ids is not None else ""
+        count = count_of(thing, found, total, where)
+        answer = count_answer(question, standalone, count, sources, self.answerer.name)
+        yield from self.answerer.stream_answer(answer)
 
     def _found(self, query: str, scope: Scope, k: int | None) -> list[Passage]:
         """The `k` passages retrieval ranks best for `query` (None: `top_k`), with a passage that says what the
