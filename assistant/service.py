@@ -5,7 +5,7 @@ from __future__ import annotations
 import itertools
 import logging
 from collections.abc import Iterator
-from dataclasses import asdict
+from dataclasses import asdict, replace
 from datetime import date
 from functools import cached_property
 from typing import Any
@@ -139,7 +139,8 @@ class Assistant:
         sources = distinct_sources(named, self.store.catalog)
         for number, passage in enumerate(sources, start=1):
             passage.number = number
-        where = f"in {scope.describe()}" if ids is not None else ""
+        shown = replace(scope, topic=self.store.topics.get(scope.topic).name) if scope.topic else scope
+        where = f"in {shown.describe()}" if ids is not None else ""  # "in topic 'RL for LLM Agents'", not its slug
         count = count_of(thing, found, total, where)
         answer = count_answer(question, standalone, count, sources, self.answerer.name)
         yield from self.answerer.stream_answer(answer)

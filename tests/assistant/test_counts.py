@@ -55,3 +55,11 @@ def test_asked_of_one_paper_it_is_not_a_count(corpus: Store) -> None:
     pid = read_pdf(LONGEVAL_PDF).paper_id
     answer = Assistant(corpus).ask("How many papers mention faithfulness?", Scope(paper_id=pid))
     assert not any("indexed papers mention" in s.text for s in answer.sentences)
+
+
+def test_in_a_topic_the_count_names_the_topic_however_it_was_asked(corpus: Store) -> None:
+    from storage.topics import slugify
+    from tests.conftest import TOPIC
+
+    answer = Assistant(corpus).ask("How many papers mention reinforcement learning?", Scope(topic=slugify(TOPIC)))
+    assert f"papers in topic '{TOPIC}' mention" in answer.sentences[0].text, answer.sentences[0].text
