@@ -30,10 +30,15 @@ EXAMPLES = 3  # papers quoted as examples
 @dataclass(frozen=True)
 class Count:
     thing: str
-    papers: list[str]  # paper ids that mention it, best keyword match first
+    named: list[Passage]  # the keyword index's passages that name it, best first
     total: int  # papers in scope
     capped: bool  # the keyword index returned COUNT_PASSAGES passages: there may be more
     where: str = ""  # the scope as said after "papers": "in topic 'RL for LLM Agents'"; "" for every paper
+
+    @property
+    def papers(self) -> list[str]:
+        """The papers that name it, best keyword match first."""
+        return list(dict.fromkeys(p.paper_id for p in self.named))
 
 
 def counted(question: str) -> str | None:
@@ -52,8 +57,8 @@ def mentions(text: str, thing: str) -> bool:
 
 def count_of(thing: str, passages: Sequence[Passage], total: int, where: str = "") -> Count:
     """The papers among `passages` (the keyword index's, best first) that name `thing`, out of `total` in scope."""
-    papers = list(dict.fromkeys(p.paper_id for p in passages if mentions(p.text, thing)))
-    return Count(thing, papers, total, len(passages) >= COUNT_PASSAGES, where)
+    named = [p for p in passages if mentions(p.text, thing)]
+    return Count(thing, named, total, len(passages) >= COUNT_PASSAGES, where)
 
 
 def count_answer(question: str, standalone: str, count: Count, sources: list[Passage], backend: str) -> Answer:

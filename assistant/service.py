@@ -13,7 +13,7 @@ from typing import Any
 from assistant.backends import build_answerer
 from assistant.base import AnswerChunk, Answerer, Turn
 from assistant.compound import parts
-from assistant.counts import COUNT_PASSAGES, count_answer, count_of, counted, mentions
+from assistant.counts import COUNT_PASSAGES, count_answer, count_of, counted
 from assistant.definitions import with_definition
 from assistant.focus import as_written, camel_names
 from assistant.followups import asks_of_the_paper
@@ -124,6 +124,10 @@ class Assistant:
         else:
             each = [self._found(part, scope, list_sources(part, scope, self.settings)) for part in asked]
             found = list({p.chunk_id: p for p in itertools.chain(*each)}.values())
+        return self._numbered(found)
+
+    def _numbered(self, found: list[Passage]) -> list[Passage]:
+        """`found` as an answer's sources: each abstract-only paper once (`distinct_sources`), numbered from 1."""
         passages = distinct_sources(found, self.store.catalog)
         for number, passage in enumerate(passages, start=1):
             passage.number = number
@@ -135,13 +139,10 @@ class Assistant:
         found = self.retriever.keyword_passages(thing, scope, k=COUNT_PASSAGES)
         ids = self.retriever.resolve(scope).paper_ids
         total = len(ids) if ids is not None else self.store.catalog.count_papers("indexed")
-        named = [p for p in found if mentions(p.text, thing)][: self.settings.retrieval.top_k]
-        sources = distinct_sources(named, self.store.catalog)
-        for number, passage in enumerate(sources, start=1):
-            passage.number = number
         shown = replace(scope, topic=self.store.topics.get(scope.topic).name) if scope.topic else scope
         where = f"in {shown.describe()}" if ids is not None else ""  # "in topic 'RL for LLM Agents'", not its slug
         count = count_of(thing, found, total, where)
+        sources = self._numbered(count.named[: self.settings.retrieval.top_k])
         answer = count_answer(question, standalone, count, sources, self.answerer.name)
         yield from self.answerer.stream_answer(answer)
 
