@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from assistant.asked_section import asked_section
 from assistant.entities import expands, family_kind, generic, names
 from assistant.question_type import QuestionType
 from assistant.scoring import overlap, terms
@@ -349,12 +350,6 @@ _AFFILIATIONS = re.compile(
     r"[♠♢♡♣♤♥♦♧†‡§¶]\s*(?:[A-Z][\w.\-]*\s+){0,6}?(?:University|Institute|College|Laborator(?:y|ies)|Inc\b)"
 )
 _VENUE_LINE = re.compile(r"^\s*(?:In\s+)?Proceedings\s+of\b.{0,200}?\bpages?\s+\d+\s*[–\-]+\s*\d+", re.IGNORECASE)
-# what the paper itself brings: "What is the main contribution?", "What does this paper propose?"
-_ASKS_CONTRIBUTION = re.compile(
-    r"\bcontribution|\bwhat\s+(?:does|do|did)\s+(?:the|this)\s+(?:paper|work|study|article)\s+(?:propose|present|"
-    r"introduce|offer|contribute)\b|\b(?:main|key|core|central)\s+(?:idea|novelty)\b",
-    re.IGNORECASE,
-)
 # who did what: "Details of individual author contributions can be found here.", "Kalpesh also contributed to ..."
 _CREDITS = re.compile(
     r"\bauthors?['’]?\s+contributions?\b|\bequal(?:ly)?\s+contribut|\bcontributed\s+equally\b"
@@ -702,8 +697,8 @@ def asks_how_done(question: str) -> bool:
 
 def asks_contribution(question: str) -> bool:
     """`question` asks what a paper itself brings ("What is the main contribution?", "What does this paper
-    propose?"), not who did what."""
-    return bool(_ASKS_CONTRIBUTION.search(question)) and not _ASKS_WHO.search(question)
+    propose?": `asked_section`), not who did what."""
+    return asked_section(question) == "contributions" and not _ASKS_WHO.search(question)
 
 
 def credits_people(text: str) -> bool:
@@ -861,7 +856,8 @@ def type_bonus(
     means a "how is X done" question asks for; down for a figure or table caption, for a sentence that is itself a
     question, for a paragraph's run-in heading, for one that points to a table, figure or section or announces what
     comes and gives no number, for one made only of the question's words, for future work when what comes next
-    is not asked and for what is not yet known when no gap is asked."""
+    is not asked, for what is not yet known when no gap is asked, for who did what when no one is asked about, and
+    for a first page's venue line or affiliations."""
     front = _VENUE_LINE.search(text) or _AFFILIATIONS.search(text)  # a first page's venue or affiliations
     bonus = -CAPTION_PENALTY if _CAPTION.search(text) or front else 0.0
     if _ASKS.search(text):
