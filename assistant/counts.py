@@ -68,21 +68,19 @@ def count_answer(question: str, standalone: str, count: Count, sources: list[Pas
     where = f"{count.total:,} paper{plural} {count.where}" if count.where else f"{count.total:,} indexed paper{plural}"
     n = len(count.papers)
     said = f"{'At least ' if count.capped else ''}{n:,} of the {where} mention “{count.thing}” in their indexed text"
-    lead = AnswerSentence(said + ("; for example:" if n else "."), supported=True)
     quotes = [q for q in (_quote(p, count.thing) for p in _one_per_paper(sources)) if q is not None][:EXAMPLES]
+    lead = AnswerSentence(said + ("; for example:" if quotes else "."), supported=True)
     text = " ".join([lead.text, *(f"{q.text} [{q.citations[0].number}]" for q in quotes)])
     note = f"counted: {n} papers name {count.thing!r} in the keyword index's passages"
     return Answer(question, standalone, text, [lead, *quotes], sources, backend, notes=[note])
 
 
 def _one_per_paper(sources: list[Passage]) -> list[Passage]:
-    seen: set[str] = set()
-    out = []
+    """Each paper's first source, in order."""
+    first: dict[str, Passage] = {}
     for p in sources:
-        if p.paper_id not in seen:
-            seen.add(p.paper_id)
-            out.append(p)
-    return out
+        first.setdefault(p.paper_id, p)
+    return list(first.values())
 
 
 def _quote(passage: Passage, thing: str) -> AnswerSentence | None:
