@@ -8,7 +8,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from assistant.types import AnswerSentence, Citation, PaperSources, Passage, Scope
+from assistant.types import AnswerSentence, Citation, PaperRef, PaperSources, Passage, Scope
 from storage.uploads import Upload
 
 
@@ -69,6 +69,11 @@ class AnswerOut(BaseModel):
     notes: list[str]
     items: list[ListItemOut] = Field(
         default_factory=list, description="For a list question: the named things found, most papers first."
+    )
+    elsewhere: list[PaperRef] = Field(
+        default_factory=list,
+        description="Papers of the library outside the scope that the question names and no passage in scope does: "
+        "the answer abstains and points to them (ask one with its paper_id as the scope).",
     )
     conversation_id: str | None = None
     changes_version: int | None = Field(

@@ -49,10 +49,15 @@ def title_names(title: str) -> list[str]:
         return []
     out = []
     for part in re.split(r"\s*(?:&|,|\band\b)\s*", m.group(1).strip()):
-        base = _VERSION.sub("", part.strip()) or part.strip()
+        base = base_name(part.strip())
         if len(base) >= 2 and " " not in base and any(c.isupper() for c in base[1:] + base[:1]):
             out.append(base)
     return out
+
+
+def base_name(name: str) -> str:
+    """`name` without a version after it: "MiroThinker-v1.0" → "MiroThinker"; "Search-R1" stays."""
+    return _VERSION.sub("", name) or name
 
 
 def named_papers(question: str, sources: Sequence[Passage]) -> set[int]:
@@ -99,6 +104,16 @@ def _parts(name: str) -> list[str]:
     """The capitalised words a CamelCase name is made of ("PaperMage" → ["Paper", "Mage"]); [] for any other."""
     parts = re.findall(r"[A-Z][a-z]+", name)
     return parts if len(parts) > 1 and "".join(parts) == name and min(map(len, parts)) > 2 else []
+
+
+def mentions_name(name: str, text: str) -> bool:
+    """`text` writes `name` as a word: with a version or a part after a hyphen ("MiroThinker-v1.0-72B", "PaSa's",
+    "Search-R1 v2"), a CamelCase name also spaced; not inside a longer word ("Herald" does not write "Hera"). A name
+    in capitals as written ("LEAP" is not "leap"), any other in any case ("PaSa", "PASA")."""
+    letters = [c for c in name if c.isalpha()]
+    exact = len(letters) > 1 and all(c.isupper() for c in letters)
+    pattern = rf"(?<![\w\-]){_spaced(name)}(?:-[\w.\-]*|\d[\w.]*)?(?:['’]s)?(?![\w\-])"
+    return bool(re.search(pattern, text, 0 if exact else re.IGNORECASE))
 
 
 def _spaced(name: str) -> str:

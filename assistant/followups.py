@@ -351,16 +351,44 @@ _ORDINAL = re.compile(
 )
 
 
+_ORD = "|".join(_ORDINALS)
+_ITEMS = rf"(?:\s+(?:ones?|(?:{_KIND_NOUNS})s?)(?:\s+of\s+(?:them|these|those))?)?"
+# "the first and the second one", "the first one with the last", "the second and third algorithms"
+_PAIR = re.compile(
+    rf"\bthe\s+({_ORD}){_ITEMS}\s+(and|with|to|or|vs\.?|versus)\s+(?:the\s+)?({_ORD}){_ITEMS}(?![\w\-])",
+    re.IGNORECASE,
+)
+_COUNTS = {"two": 2, "three": 3, "four": 4, "five": 5, "2": 2, "3": 3, "4": 4, "5": 5}
+# "the first two", "the top three algorithms", "the first 3 of them"
+_LEADING = re.compile(rf"\bthe\s+(?:first|top)\s+({'|'.join(_COUNTS)}){_ITEMS}(?![\w\-])", re.IGNORECASE)
+
+
 def listed_item(question: str, listed: Sequence[str]) -> str:
     """`question` with "the first one", "the second algorithm", "the last of them" made the name of that item of
     the list the previous answer gave ("How does the first one work?" after "GRPO — 4 papers; PPO — 3 papers" asks
-    "How does GRPO work?"); `question` as it is when it says no such thing or the list is shorter."""
+    "How does GRPO work?"), and two or more items named together ("Compare the first and the second one",
+    "the first two": "GRPO and PPO"); `question` as it is when it says no such thing or the list is shorter."""
+    if not listed:
+        return question
+
+    def item(word: str) -> str | None:
+        at = _ORDINALS[word.lower()]
+        return listed[at] if -len(listed) <= at < len(listed) else None
+
+    def pair(m: re.Match[str]) -> str:
+        a, b = item(m.group(1)), item(m.group(3))
+        return f"{a} {m.group(2)} {b}" if a and b and a != b else m.group(0)
+
+    def leading(m: re.Match[str]) -> str:
+        n = _COUNTS[m.group(1).lower()]
+        if n > len(listed) or n < 2:
+            return m.group(0)
+        return ", ".join(listed[: n - 1]) + f" and {listed[n - 1]}"
 
     def named(m: re.Match[str]) -> str:
-        at = _ORDINALS[m.group(1).lower()]
-        if not -len(listed) <= at < len(listed):
-            return m.group(0)
+        name = item(m.group(1))
         own = m.group(0).endswith(("'s", "’s"))
-        return listed[at] + ("'s" if own else "")
+        return name + ("'s" if own else "") if name else m.group(0)
 
-    return _ORDINAL.sub(named, question) if listed else question
+    question = _LEADING.sub(leading, _PAIR.sub(pair, question))
+    return _ORDINAL.sub(named, question)

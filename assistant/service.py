@@ -15,6 +15,7 @@ from assistant.base import AnswerChunk, Answerer, Turn
 from assistant.compound import parts
 from assistant.counts import COUNT_PASSAGES, count_answer, count_of, counted
 from assistant.definitions import with_definition
+from assistant.elsewhere import elsewhere_answer, named_elsewhere
 from assistant.focus import as_written, camel_names
 from assistant.followups import asks_of_the_paper
 from assistant.kind_lookup import with_asked_kind
@@ -102,10 +103,7 @@ class Assistant:
         own = scope.paper_id is not None and asks_of_the_paper(question)
         standalone = self._as_written(question if own else self.answerer.rewrite(question, history), scope)
         thing = counted(standalone) if not scope.paper_id else None  # "How many papers use GRPO?"
-        if thing:
-            pieces = self._count(question, standalone, thing, scope)
-        else:
-            pieces = self.answerer.stream(question, standalone, self.sources(standalone, scope))
+        pieces = self._count(question, standalone, thing, scope) if thing else self._answer(question, standalone, scope)
         for chunk in pieces:
             if chunk.answer is not None:
                 chunk.answer.changes_version = version
@@ -126,6 +124,22 @@ class Assistant:
             found = list({p.chunk_id: p for p in itertools.chain(*each)}.values())
         return self._numbered(found)
 
+    def _answer(self, question: str, standalone: str, scope: Scope) -> Iterator[AnswerChunk]:
+        """The answer from the scope's passages; when the question names a paper outside the scope that no passage
+        in it names (`assistant.elsewhere`), the answer that says so and names that paper."""
+        sources = self.sources(standalone, scope)
+        refs = named_elsewhere(standalone, scope, sources, self.retriever)
+        if not refs:
+            return self.answerer.stream(question, standalone, sources)
+        answer = elsewhere_answer(question, standalone, refs, sources, self._where(scope), self.answerer.name)
+        return self.answerer.stream_answer(answer)
+
+    def _where(self, scope: Scope) -> str:
+        """The scope as an answer says it: "topic 'RL for LLM Agents'" (its name, not its slug), "this paper"."""
+        if scope.paper_id and not (scope.topic or scope.since or scope.until):
+            return "this paper"
+        return replace(scope, topic=self.store.topics.get(scope.topic).name if scope.topic else None).describe()
+
     def _numbered(self, found: list[Passage]) -> list[Passage]:
         """`found` as an answer's sources: each abstract-only paper once (`distinct_sources`), numbered from 1."""
         passages = distinct_sources(found, self.store.catalog)
@@ -139,8 +153,7 @@ class Assistant:
         found = self.retriever.keyword_passages(thing, scope, k=COUNT_PASSAGES)
         ids = self.retriever.resolve(scope).paper_ids
         total = len(ids) if ids is not None else self.store.catalog.count_papers("indexed")
-        shown = replace(scope, topic=self.store.topics.get(scope.topic).name) if scope.topic else scope
-        where = f"in {shown.describe()}" if ids is not None else ""  # "in topic 'RL for LLM Agents'", not its slug
+        where = f"in {self._where(scope)}" if ids is not None else ""  # "in topic 'RL for LLM Agents'", not its slug
         count = count_of(thing, found, total, where)
         sources = self._numbered(count.named[: self.settings.retrieval.top_k])
         answer = count_answer(question, standalone, count, sources, self.answerer.name)

@@ -132,6 +132,15 @@ class ListItem:
         return self.citations[0].quote if self.citations else ""
 
 
+@dataclass(frozen=True)
+class PaperRef:
+    """A paper of the library outside the question's scope, with the name the question gave for it."""
+
+    paper_id: str
+    title: str
+    name: str
+
+
 @dataclass
 class Answer:
     """A cited answer. `text` carries [n] markers that refer to `sources[n-1]`."""
@@ -146,6 +155,8 @@ class Answer:
     removed_citations: list[int] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     items: list[ListItem] = field(default_factory=list)  # a list answer's named things, most papers first
+    # Papers outside the scope that the question names and no passage in scope does (`assistant.elsewhere`)
+    elsewhere: list[PaperRef] = field(default_factory=list)
     # The catalog's `changes_version` read before retrieval and again once the answer was made (Assistant.stream):
     # equal, the answer rests on that one state of the store; different, a write landed while it was made.
     changes_version: int | None = None

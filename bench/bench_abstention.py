@@ -28,6 +28,7 @@ if __package__ in (None, ""):  # run as a script: make `bench` importable
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from assistant.abstention import WEIGHTS, Evidence
+from assistant.elsewhere import named_elsewhere
 from assistant.extractive import ExtractiveAnswerer
 from assistant.service import Assistant
 from assistant.stored_sentences import stored_lookup
@@ -54,6 +55,7 @@ class Row:
     positive: bool  # should be answered
     split: str
     features: dict[str, float]
+    elsewhere: bool = False  # the question names a paper outside its scope (assistant.elsewhere): Ask PDF abstains
 
 
 def group_of(q: Question, label: str) -> tuple[str, bool] | None:
@@ -76,8 +78,10 @@ def gather_rows(store: Store, questions: Sequence[Question], label: str) -> list
         if grouped is None:
             continue
         sources = assistant.sources(q.text, Scope(paper_id=q.paper_id))
+        scope = Scope(paper_id=q.paper_id)
         evidence = answerer.evidence(q.text, sources)
-        rows.append(Row(q.qid, grouped[0], grouped[1], half(q.qid), evidence.features()))
+        named = bool(named_elsewhere(q.text, scope, sources, assistant.retriever))
+        rows.append(Row(q.qid, grouped[0], grouped[1], half(q.qid), evidence.features(), named))
     return rows
 
 
@@ -119,12 +123,15 @@ def probability(row: Row, weights: dict[str, float]) -> float:
     return evidence.probability(weights)
 
 
-def samples(rows: Sequence[Row], score: str, weights: dict[str, float], floor: float) -> list[Sample]:
-    """One sample per question; for the model its probability, zero where the best-score floor abstains."""
+def samples(
+    rows: Sequence[Row], score: str, weights: dict[str, float], floor: float, elsewhere: bool = False
+) -> list[Sample]:
+    """One sample per question; for the model its probability, zero where the best-score floor abstains (and,
+    with `elsewhere`, where the question names a paper outside its scope)."""
     out = []
     for r in rows:
         value = r.features["best"] if score == "best" else probability(r, weights)
-        if score != "best" and r.features["best"] < floor:
+        if score != "best" and (r.features["best"] < floor or (elsewhere and r.elsewhere)):
             value = 0.0
         out.append(Sample(value, r.positive, r.group, r.split))
     return out
@@ -169,6 +176,7 @@ def body(rows: Sequence[Row], notes: Sequence[str], settings: Settings) -> tuple
     every = fit(cal, FEATURES)
     with_type = samples(rows, "model", every, answer.abstain_below)
     t_type = choose(split(with_type, "calibration"))
+    answered = samples(rows, "model", WEIGHTS, answer.abstain_below, elsewhere=True)
     rules = [
         (f"today: best < {answer.abstain_below:.2f} (abstain_below)", base, answer.abstain_below),
         (f"best < {t_base:.2f} (re-chosen on calibration)", base, t_base),
@@ -176,6 +184,8 @@ def body(rows: Sequence[Row], notes: Sequence[str], settings: Settings) -> tuple
          answer.abstain_evidence),
         (f"evidence model, weights fitted now, p < {t_refit:.2f}", refit, t_refit),
         (f"the same with type_missing too, p < {t_type:.2f}", with_type, t_type),
+        ("the default, or the question names a paper outside its scope (assistant.elsewhere): as Ask PDF answers",
+         answered, answer.abstain_evidence),
     ]  # fmt: skip
     n_cal, n_held = len(cal), len(rows) - len(cal)
     table = markdown_table(["rule (abstain when)", "cal: false abstentions", "cal: unanswerable abstained",
@@ -189,8 +199,12 @@ def body(rows: Sequence[Row], notes: Sequence[str], settings: Settings) -> tuple
         + ", ".join(FEATURES)
         + f" (assistant/abstention.py). Weights: logistic regression on the calibration half (classes balanced) "
         f"over {', '.join(MODEL)}; type_missing is left out of the shipped model (fitted with it, its weight is "
-        f"{every['type_missing']:+.2f}, the wrong sign, and the held-out rates do not improve: last row). "
-        f"Threshold: {CRITERION}. Every evidence-model rule also keeps the floor best < {answer.abstain_below:.2f}."
+        f"{every['type_missing']:+.2f}, the wrong sign, and the held-out rates do not improve: fifth row). "
+        f"Threshold: {CRITERION}. Every evidence-model rule also keeps the floor best < {answer.abstain_below:.2f}. "
+        "The last row is what Ask PDF does: the default rule, and an abstention that names the paper when the "
+        "question names a paper of the store outside its scope (assistant.elsewhere: none of the paper's passages "
+        "names it and another paper's title starts with it); it fires on "
+        f"{sum(r.elsewhere for r in rows)} of these {len(rows)} questions."
         f"\n\nShipped weights: `{json.dumps(WEIGHTS)}`; fitted in this run: "
         f"`{json.dumps(fitted)}`.\n\n{table}\n\nCorrect decisions by group, held-out half (rules in the order "
         f"above):\n\n{groups}\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import re
+import shlex
 from datetime import date
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Optional
@@ -76,8 +77,16 @@ def print_items(answer: Answer) -> None:
             console.print(f"    [{c.number}]{page}: \u201c{escape(c.quote)}\u201d", highlight=False)
 
 
+def print_elsewhere(answer: Answer) -> None:
+    """For a question that names a paper outside its scope, the command that asks that paper."""
+    for ref in answer.elsewhere:
+        ask = f"papertalk ask --paper {shlex.quote(ref.paper_id)} {shlex.quote(answer.question)}"
+        console.print(f"\n[bold]Ask {escape(ref.name)}'s paper:[/bold] {escape(ask)}", highlight=False, soft_wrap=True)
+
+
 def print_sources(answer: Answer) -> None:
     cited = {c.number for s in answer.sentences for c in s.citations}
+    print_elsewhere(answer)
     print_items(answer)
     if not answer.sources:
         return

@@ -76,7 +76,17 @@ function prose(sentences, sources) {
 
 function renderAnswer(answer) {
   const box = el("div", { class: "answer", "data-backend": answer.backend || "" });
-  if (answer.abstained) {
+  const elsewhere = answer.elsewhere || [];
+  if (elsewhere.length) {
+    // the question names a paper outside the scope: say so, and link that paper's page (its Ask PDF)
+    const names = [...new Set(elsewhere.map((r) => r.name))].join(" or ");
+    box.append(el("p", { class: "abstained", role: "status",
+      text: `No answer: nothing in this scope mentions ${names}.` }));
+    box.append(el("p", { class: "elsewhere" }, "The library has it outside this scope: ",
+      ...elsewhere.flatMap((r, i) => [i ? "; " : "",
+        el("a", { href: paperHref(r.paper_id), class: "elsewhere-link", text: r.title })]),
+      ". Ask it on its page, or ask across all papers."));
+  } else if (answer.abstained) {
     box.append(el("p", { class: "abstained", role: "status",
       text: "No answer: the papers in scope do not say this, so papertalk will not guess." }));
   }

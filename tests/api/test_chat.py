@@ -88,6 +88,19 @@ def test_topic_scope_answers_from_that_topic_only(client: TestClient) -> None:
     assert ids and ids <= in_topic
 
 
+def test_a_paper_named_outside_the_topic_is_pointed_to_in_json_and_in_the_stream(client: TestClient) -> None:
+    body = {"question": QUESTION, "scope": {"topic": TOPIC}}  # S2ORC is in the library, not in the topic
+    plain = client.post("/api/chat", json=body).json()
+    assert plain["abstained"] and [r["name"] for r in plain["elsewhere"]] == ["S2ORC"]
+    (ref,) = plain["elsewhere"]
+    assert ref["title"].startswith("S2ORC") and ref["paper_id"] in plain["text"]
+    paper = client.get(f"/api/papers/{ref['paper_id']}")
+    assert paper.status_code == 200 and paper.json()["title"] == ref["title"]
+    events = parse_sse(client.post("/api/chat/stream", json=body).text)
+    assert events[-2][0] == "answer" and events[-2][1]["elsewhere"] == plain["elsewhere"]
+    assert "".join(data["text"] for name, data in events if name == "delta") == plain["text"]
+
+
 def test_conversation_lifecycle(client: TestClient) -> None:
     created = client.post("/api/conversations", json={"scope": {}, "title": "S2ORC"})
     assert created.status_code == 201

@@ -63,7 +63,6 @@ def test_agreement_compares_the_two_retrievers_top_passages() -> None:
     ("pdf", "question"),
     [
         (S2ORC_PDF, "How much disk space does the full corpus take?"),
-        (S2ORC_PDF, "How many annotators judged each unit of the LongEval summaries?"),  # the other paper's
         (LONGEVAL_PDF, "What GPU hardware was used to generate the summaries?"),
         (LONGEVAL_PDF, "Which reward model architecture is used for RLHF in InstructGPT?"),
     ],
@@ -77,6 +76,15 @@ def test_a_question_the_paper_does_not_answer_abstains_and_shows_the_closest_pas
     assert not answer.sentences and "don't answer" in answer.text
     assert answer.sources and all(s.paper_id == paper_id for s in answer.sources)
     assert "chance the passages answer" in answer.notes[0]
+
+
+def test_a_question_about_the_other_paper_by_its_name_abstains_and_points_to_it(corpus: Store) -> None:
+    s2orc, longeval = read_pdf(S2ORC_PDF).paper_id, read_pdf(LONGEVAL_PDF).paper_id
+    question = "How many annotators judged each unit of the LongEval summaries?"
+    answer = Assistant(corpus).ask(question, Scope(paper_id=s2orc))
+    assert answer.abstained and not answer.sentences
+    assert [r.paper_id for r in answer.elsewhere] == [longeval]  # assistant.elsewhere
+    assert answer.sources and all(s.paper_id == s2orc for s in answer.sources)
 
 
 @pytest.mark.parametrize(

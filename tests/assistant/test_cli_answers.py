@@ -25,6 +25,18 @@ def test_ask_prints_cited_answer_and_sources(corpus: Store) -> None:
     assert "p. " in out.stdout  # page of the cited passage
 
 
+def test_ask_in_a_topic_about_a_paper_outside_it_prints_the_command_that_asks_that_paper(corpus: Store) -> None:
+    question = "How many papers does S2ORC contain?"
+    out = run("ask", question, "--topic", TOPIC)
+    assert out.returncode == 0, out.stderr
+    assert f"No paper in topic '{TOPIC}' mentions S2ORC" in out.stdout
+    s2orc = next(p for p in corpus.catalog.list_papers() if p.title.startswith("S2ORC"))
+    command = f"papertalk ask --paper {s2orc.paper_id} '{question}'"
+    assert command in out.stdout
+    asked = run("ask", question, "--paper", s2orc.paper_id)  # that command answers from the paper
+    assert asked.returncode == 0 and "does not mention" not in asked.stdout and "[1]" in asked.stdout
+
+
 def test_ask_json_has_citations_with_spans(corpus: Store) -> None:
     out = run("ask", "reinforcement learning for language model agents", "--topic", TOPIC, "--json")
     assert out.returncode == 0, out.stderr

@@ -109,6 +109,18 @@ def test_answer_cites_real_passages_end_to_end(assistant: Assistant, llm: ChatSe
     assert "[1]" in answer.text and "[2]" in answer.text
 
 
+def test_a_topic_question_about_a_paper_outside_it_names_that_paper_without_asking_the_llm(
+    assistant: Assistant, llm: ChatServer
+) -> None:
+    from storage.topics import slugify
+    from tests.conftest import TOPIC
+
+    llm.responder = quoting(1)
+    answer = assistant.ask(QUESTION, Scope(topic=slugify(TOPIC)))  # S2ORC is in the library, not in the topic
+    assert answer.backend == "openai" and answer.abstained
+    assert [r.name for r in answer.elsewhere] == ["S2ORC"] and llm.requests == []
+
+
 def with_llm(settings: Settings, **changes: object) -> Settings:
     return settings.model_copy(update={"llm": settings.llm.model_copy(update=changes)})
 

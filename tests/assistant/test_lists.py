@@ -164,6 +164,15 @@ def test_a_list_reads_a_name_by_its_own_last_part_and_short_letters_only_by_the_
         ("How does the fifth one work?", "How does the fifth one work?"),  # the list has three
         ("What is the first paper about?", "What is the first paper about?"),  # a paper, not an item
         ("First, what is GRPO?", "First, what is GRPO?"),
+        # two or more items at once: both named, not only the last ordinal
+        ("Compare the first and the second one", "Compare GRPO and PPO"),
+        ("Compare the first one with the last", "Compare GRPO with DAPO"),
+        ("How do the first and third algorithms differ?", "How do GRPO and DAPO differ?"),
+        ("What is the difference between the first and the last?", "What is the difference between GRPO and DAPO?"),
+        ("Compare the first two", "Compare GRPO and PPO"),
+        ("How do the top three differ?", "How do GRPO, PPO and DAPO differ?"),
+        ("Compare the first and the fifth", "Compare the first and the fifth"),  # the list has three
+        ("How do the first four differ?", "How do the first four differ?"),
     ],
 )
 def test_an_ordinal_follow_up_names_that_item_of_the_list(question: str, expected: str) -> None:

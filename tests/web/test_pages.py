@@ -138,6 +138,26 @@ def test_topic_question_streams_a_cited_answer_whose_citation_opens_the_passage(
     save(browser, shots, "answer-with-citations.png")
 
 
+def test_a_paper_named_outside_the_topic_is_linked_and_its_page_asks_it(browser: Any, server: str) -> None:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{server}/api/papers?topic={SLUG}&limit=200") as response:
+        members = json.loads(response.read())["papers"]
+    assert members and not any(p["title"].startswith("S2ORC") for p in members)  # the PDF is not in the topic
+    open_page(browser, f"{server}/#/topic/{SLUG}", "#ask textarea")
+    answer = ask(browser, "How many full texts does S2ORC contain?")
+    assert "nothing in this scope mentions S2ORC" in css(answer, ".abstained")[0].text
+    (link,) = css(answer, ".elsewhere a.elsewhere-link")
+    title = link.text
+    assert title.startswith("S2ORC") and "#/paper/" in (link.get_attribute("href") or "")
+    assert not css(answer, "button.cite")  # nothing quoted from the topic's other papers
+    link.click()
+    assert wait_for(browser, "article.paper-page h1").text == title
+    answer = ask(browser, "How many full texts does S2ORC contain?")
+    assert css(answer, "button.cite") and not css(answer, ".elsewhere")  # asked of the paper, it answers
+
+
 def test_upload_a_pdf_then_ask_it_a_question(browser: Any, server: str, shots: Path | None) -> None:
     open_page(browser, f"{server}/#/upload", "input[type=file]")
     css(browser, "input[type=file]")[0].send_keys(str(LONGEVAL_PDF))
