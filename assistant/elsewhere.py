@@ -68,11 +68,11 @@ def elsewhere_answer(
     names = " or ".join(dict.fromkeys(r.name for r in refs))
     papers = "; ".join(f'"{r.title}" ({r.paper_id})' for r in refs)
     one = len(refs) == 1
-    said = (
-        f"This paper does not mention {names}, so it cannot answer this."
-        if where == "this paper"
-        else f"No paper in {where} mentions {names}, so none can answer this."
-    )
+    if where == "this paper":
+        said = f"This paper does not mention {names}, so it cannot answer this."
+    else:  # "topic 'RL for LLM Agents'"; a date range: "this scope (topic 'RL for LLM Agents', since 2026-01-01)"
+        scope = where if where.startswith("topic") and "," not in where else f"this scope ({where})"
+        said = f"No paper in {scope} mentions {names}, so none can answer this."
     text = (
         f"{said} The library has {'that paper' if one else 'those papers'} outside this scope: {papers}. "
         f"Ask {'it' if one else 'them'} on {'its' if one else 'their'} own, or ask across all papers."

@@ -36,6 +36,17 @@ def test_a_topic_question_about_a_paper_outside_the_topic_says_where_that_paper_
     assert everywhere.sentences[0].citations[0].paper_id == s2orc
 
 
+def test_in_a_date_range_the_answer_says_the_range(corpus: Store) -> None:
+    from datetime import date
+
+    s2orc = read_pdf(S2ORC_PDF).paper_id
+    recent = Scope(since=date(2026, 1, 1))
+    assert s2orc not in set(Assistant(corpus).retriever.resolve(recent).allowed)
+    answer = Assistant(corpus).ask("How many full texts does S2ORC contain?", recent)
+    assert [r.paper_id for r in answer.elsewhere] == [s2orc]
+    assert answer.text.startswith("No paper in this scope (since 2026-01-01) mentions S2ORC"), answer.text
+
+
 def test_asked_of_another_paper_it_points_to_the_named_one(corpus: Store) -> None:
     s2orc, longeval = read_pdf(S2ORC_PDF).paper_id, read_pdf(LONGEVAL_PDF).paper_id
     text = " ".join(c.text for c in corpus.catalog.chunks_of(longeval))
