@@ -1,14 +1,17 @@
 """Questions that count papers: "How many papers use GRPO?", "How many papers in this topic mention reward hacking?".
 
-No passage answers such a question: its answer is a count over the papers in scope. The keyword index finds the
-passages that hold the asked term, and the answer says how many of the scope's papers have one, quoting where a few
-of them say it, each cited like any other answer.
+No passage answers such a question: its answer is a count over the papers in scope. The keyword index gives every
+chunk whose words include all of the asked term's, their texts are read for the term as written, and the answer
+says how many of the scope's papers have one (estimated from a random sample of them when the chunks to read are
+many), quoting where a few of them say it, each cited like any other answer.
 """
 
 from __future__ import annotations
 
+import math
+import random
 import re
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from assistant.types import Answer, AnswerSentence, Citation, Passage
@@ -23,22 +26,22 @@ _COUNTS = re.compile(
     r"(?:are\s+)?(?:using|mentioning|about|on)\s+)(?P<thing>[^?]{1,60}?)\s*\??\s*$",
     re.IGNORECASE,
 )
-COUNT_PASSAGES = 2000  # the most passages the keyword index is asked for: a count above it is a lower bound
+EXACT_CHUNKS = 3000  # chunks read to count exactly; above, a sample of the papers is read (docs/benchmarks.md)
+SAMPLE_PAPERS = 800  # papers read to estimate a larger count: a 95% margin of at most 3.5% of the candidates
+EXAMPLE_POOL = 50  # the keyword index's best passages for the name, read for the quoted examples
 EXAMPLES = 3  # papers quoted as examples
+SEED = 0  # of the sample: the same question over the same store gets the same answer
 
 
 @dataclass(frozen=True)
 class Count:
     thing: str
-    named: list[Passage]  # the keyword index's passages that name it, best first
+    papers: int  # papers in scope whose text names it (estimated when `sampled`)
     total: int  # papers in scope
-    capped: bool  # the keyword index returned COUNT_PASSAGES passages: there may be more
     where: str = ""  # the scope as said after "papers": "in topic 'RL for LLM Agents'"; "" for every paper
-
-    @property
-    def papers(self) -> list[str]:
-        """The papers that name it, best keyword match first."""
-        return list(dict.fromkeys(p.paper_id for p in self.named))
+    candidates: int = 0  # papers whose title or text has every word of it (the keyword index)
+    sampled: int = 0  # papers read to estimate `papers`; 0: every candidate was read, the count is exact
+    margin: int = 0  # the estimate's 95% half-width
 
 
 def counted(question: str) -> str | None:
@@ -55,10 +58,29 @@ def mentions(text: str, thing: str) -> bool:
     return bool(re.search(rf"(?<![\w\-]){words}(?!\w|-[A-Z0-9])", text, 0 if exact else re.IGNORECASE))
 
 
-def count_of(thing: str, passages: Sequence[Passage], total: int, where: str = "") -> Count:
-    """The papers among `passages` (the keyword index's, best first) that name `thing`, out of `total` in scope."""
-    named = [p for p in passages if mentions(p.text, thing)]
-    return Count(thing, named, total, len(passages) >= COUNT_PASSAGES, where)
+def count_of(
+    thing: str, holding: dict[str, list[str]], read: Callable[[list[str]], dict[str, str]], total: int, where: str = ""
+) -> Count:
+    """The papers that name `thing`, from the keyword index's `holding` (paper id -> the chunk ids whose words
+    include all of its) and `read` (chunk ids -> their texts): exactly, every such chunk read, up to `EXACT_CHUNKS`
+    of them; above, estimated from `SAMPLE_PAPERS` of those papers drawn at random (seeded), with a 95% margin."""
+    papers = sorted(holding)
+    chunks = sum(map(len, holding.values()))
+    sample = papers if chunks <= EXACT_CHUNKS else random.Random(SEED).sample(papers, min(SAMPLE_PAPERS, len(papers)))
+    texts = read([c for pid in sample for c in holding[pid]])
+    named = sum(any(mentions(texts.get(c, ""), thing) for c in holding[pid]) for pid in sample)
+    if len(sample) == len(papers):
+        return Count(thing, named, total, where, len(papers))
+    share = named / len(sample)
+    finite = math.sqrt((len(papers) - len(sample)) / (len(papers) - 1))  # the sample is a share of the candidates
+    margin = 1.96 * math.sqrt(share * (1 - share) / len(sample)) * finite * len(papers)
+    return Count(thing, round(share * len(papers)), total, where, len(papers), len(sample), math.ceil(margin))
+
+
+def _about(n: int) -> int:
+    """`n` to three significant digits: an estimate says no more than it knows (31,406 -> 31,400)."""
+    step = 10 ** max(0, len(str(n)) - 3)
+    return round(n / step) * step
 
 
 def count_answer(question: str, standalone: str, count: Count, sources: list[Passage], backend: str) -> Answer:
@@ -66,12 +88,19 @@ def count_answer(question: str, standalone: str, count: Count, sources: list[Pas
     cited (`sources`: numbered passages that name it, best first)."""
     plural = "s" if count.total != 1 else ""
     where = f"{count.total:,} paper{plural} {count.where}" if count.where else f"{count.total:,} indexed paper{plural}"
-    n = len(count.papers)
-    said = f"{'At least ' if count.capped else ''}{n:,} of the {where} mention “{count.thing}” in their indexed text"
+    named = f"mention “{count.thing}” in their indexed text"
+    if count.sampled:
+        sample = f"{count.sampled:,} of the {count.candidates:,} papers whose words include all of it"
+        said = (
+            f"About {_about(count.papers):,} (± {count.margin:,}) of the {where} {named} (read in {sample}, at random)"
+        )
+    else:
+        said = f"{count.papers:,} of the {where} {named}"
     quotes = [q for q in (_quote(p, count.thing) for p in _one_per_paper(sources)) if q is not None][:EXAMPLES]
     lead = AnswerSentence(said + ("; for example:" if quotes else "."), supported=True)
     text = " ".join([lead.text, *(f"{q.text} [{q.citations[0].number}]" for q in quotes)])
-    note = f"counted: {n} papers name {count.thing!r} in the keyword index's passages"
+    how = f"estimated from {count.sampled} of {count.candidates} papers" if count.sampled else "every candidate read"
+    note = f"counted: {count.papers} papers name {count.thing!r} ({how})"
     return Answer(question, standalone, text, [lead, *quotes], sources, backend, notes=[note])
 
 

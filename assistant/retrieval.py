@@ -139,6 +139,14 @@ class HybridRetriever:
         hits = self.store.keywords.search(query, k, paper_ids=resolved.paper_ids, scope_key=resolved.key)
         return self._hydrate(hits, {}, dict(hits))
 
+    def holding(self, query: str, scope: Scope | None = None) -> dict[str, list[str]]:
+        """Every chunk in `scope` whose title or text has each keyword term of `query`, by paper (paper id -> chunk
+        ids): where a name may be written, all of it, unranked (`KeywordIndex.holding`)."""
+        resolved = self.resolve(scope or Scope())
+        if resolved.paper_ids is not None and not resolved.paper_ids:
+            return {}
+        return self.store.keywords.holding(query, resolved.paper_ids, resolved.key)
+
     def _candidates(
         self, query: str, scope: ResolvedScope, one_paper: bool = False
     ) -> tuple[list[tuple[str, float]], list[tuple[str, float]]]:

@@ -13,7 +13,7 @@ from typing import Any
 from assistant.backends import build_answerer
 from assistant.base import AnswerChunk, Answerer, Turn
 from assistant.compound import parts
-from assistant.counts import COUNT_PASSAGES, count_answer, count_of, counted
+from assistant.counts import EXAMPLE_POOL, count_answer, count_of, counted, mentions
 from assistant.definitions import with_definition
 from assistant.elsewhere import elsewhere_answer, named_elsewhere
 from assistant.focus import as_written, camel_names
@@ -148,16 +148,20 @@ class Assistant:
         return passages
 
     def _count(self, question: str, standalone: str, thing: str, scope: Scope) -> Iterator[AnswerChunk]:
-        """A question that counts papers (`assistant.counts`): how many of the scope's papers the keyword index
-        finds naming `thing`, with `top_k` of its passages that name it as the sources, a few of them quoted."""
-        found = self.retriever.keyword_passages(thing, scope, k=COUNT_PASSAGES)
+        """A question that counts papers (`assistant.counts`): how many of the scope's papers name `thing` (every
+        chunk the keyword index finds with all its words read, or a sample of their papers), with `top_k` of the
+        keyword index's best passages that name it as the sources, a few of them quoted."""
         ids = self.retriever.resolve(scope).paper_ids
         total = len(ids) if ids is not None else self.store.catalog.count_papers("indexed")
         where = f"in {self._where(scope)}" if ids is not None else ""  # "in topic 'RL for LLM Agents'", not its slug
-        count = count_of(thing, found, total, where)
-        sources = self._numbered(count.named[: self.settings.retrieval.top_k])
+        count = count_of(thing, self.retriever.holding(thing, scope), self._texts, total, where)
+        named = [p for p in self.retriever.keyword_passages(thing, scope, k=EXAMPLE_POOL) if mentions(p.text, thing)]
+        sources = self._numbered(named[: self.settings.retrieval.top_k])
         answer = count_answer(question, standalone, count, sources, self.answerer.name)
         yield from self.answerer.stream_answer(answer)
+
+    def _texts(self, chunk_ids: list[str]) -> dict[str, str]:
+        return {chunk_id: row.text for chunk_id, row in self.store.catalog.chunks_by_id(chunk_ids).items()}
 
     def _found(self, query: str, scope: Scope, k: int | None) -> list[Passage]:
         """The `k` passages retrieval ranks best for `query` (None: `top_k`), with a passage that says what the

@@ -345,6 +345,32 @@ class KeywordIndex:
         found.sort(key=lambda hit: (-hit[0], hit[1]))
         return [(chunk_id, score) for score, chunk_id in found[:k]]
 
+    def holding(
+        self, query: str, paper_ids: Sequence[str] | None = None, scope_key: Hashable | None = None
+    ) -> dict[str, list[str]]:
+        """Every chunk (of `paper_ids`, if given) whose title or text has each term of `query`, by paper: paper id
+        -> its chunk ids. Where a name or phrase may be written, all of it, however much (`search` ranks and stops
+        at k): a few ms at 112k papers, 57 ms for a phrase 49k chunks hold (docs/benchmarks.md)."""
+        with self._lock:
+            self._catch_up()
+        state = self._state
+        terms = list(dict.fromkeys(self.tokenize([query])[0]))
+        if not terms or not state.stats.n_docs:
+            return {}
+        masks = self.scope_masks(paper_ids, scope_key, state) if paper_ids is not None else None
+        found: dict[str, list[str]] = {}
+        for i, segment in enumerate(state.segments):
+            docs = segment.postings(terms[0])[0]
+            for term in terms[1:]:
+                if not len(docs):
+                    break
+                docs = np.intersect1d(docs, segment.postings(term)[0], assume_unique=True)
+            if masks is not None:
+                docs = docs[masks[i][docs]]
+            for j in docs:
+                found.setdefault(state.papers[segment.doc_paper[j]], []).append(segment.chunk_ids[j])
+        return found
+
 
 def _best(scores: np.ndarray, chunk_ids: list[str], k: int) -> list[tuple[float, str]]:
     """(score, chunk id) of the positive scores among the top `k`, every tie at the cut included."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from assistant.counts import counted, mentions
+from assistant.counts import EXACT_CHUNKS, SAMPLE_PAPERS, Count, count_answer, count_of, counted, mentions
 from assistant.service import Assistant
 from assistant.types import Scope
 from ingest.pdf import read_pdf
@@ -63,3 +63,26 @@ def test_in_a_topic_the_count_names_the_topic_however_it_was_asked(corpus: Store
 
     answer = Assistant(corpus).ask("How many papers mention reinforcement learning?", Scope(topic=slugify(TOPIC)))
     assert f"papers in topic '{TOPIC}' mention" in answer.sentences[0].text, answer.sentences[0].text
+
+
+def test_few_candidate_chunks_are_all_read_and_many_are_sampled_by_paper() -> None:
+    def read(ids: list[str]) -> dict[str, str]:
+        return {c: ("We train with GRPO." if int(c.split("#")[0]) % 4 == 0 else "We train with PPO.") for c in ids}
+
+    few = {f"{i}": [f"{i}#0", f"{i}#1"] for i in range(40)}
+    exact = count_of("GRPO", few, read, 100)
+    assert (exact.papers, exact.candidates, exact.sampled, exact.margin) == (10, 40, 0, 0)
+    many = {f"{i}": [f"{i}#0", f"{i}#1"] for i in range(EXACT_CHUNKS)}  # 2 x EXACT_CHUNKS chunks to read
+    asked: list[int] = []
+    estimate = count_of("GRPO", many, lambda ids: asked.append(len(ids)) or read(ids), 10_000)
+    assert estimate.sampled == SAMPLE_PAPERS and asked == [2 * SAMPLE_PAPERS] and estimate.candidates == EXACT_CHUNKS
+    truth = EXACT_CHUNKS // 4
+    assert 0 < estimate.margin < 0.05 * EXACT_CHUNKS and abs(estimate.papers - truth) <= estimate.margin
+    assert count_of("GRPO", many, read, 10_000) == estimate  # seeded: the same answer each time
+
+
+def test_an_estimated_count_says_so_with_its_margin() -> None:
+    count = Count("reinforcement learning", 9231, 111_867, "", candidates=9512, sampled=800, margin=194)
+    lead = count_answer("How many papers use RL?", "How many papers use RL?", count, [], "extractive").sentences[0]
+    assert lead.text.startswith("About 9,230 (± 194) of the 111,867 indexed papers mention “reinforcement learning”")
+    assert "800 of the 9,512 papers" in lead.text

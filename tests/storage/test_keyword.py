@@ -199,3 +199,25 @@ def test_a_scoped_search_keeps_exactly_the_chunks_of_the_papers_in_scope(
         assert index.search(query, 20, scope) == wanted
     assert index.search(QUERIES[0], 20, ["zzzz-not-a-paper"]) == []
     assert index.search(QUERIES[0], 20, []) == []
+
+
+def test_holding_gives_every_chunk_with_all_the_words_by_paper_in_and_out_of_scope(
+    catalog: Catalog, chunker: Chunker, tmp_path: Path
+) -> None:
+    papers, index = real_papers(tmp_path, 40), KeywordIndex(tmp_path / "keyword", catalog)
+    write(catalog, papers[:30], chunker)
+    assert index.search(QUERIES[0], 5)  # the main segment: these 30
+    write(catalog, papers[30:], chunker)  # and a delta segment
+    tokens = KeywordTokenizer()
+    rows = catalog.query("SELECT c.chunk_id, c.paper_id, p.title, c.text FROM chunks c JOIN papers p USING (paper_id)")
+    for query in ("reinforcement learning", "language model agents", "zorblatt"):
+        wanted = set(tokens([query])[0])
+        truth: dict[str, list[str]] = {}
+        for r in rows:  # every chunk whose title + text has each of the query's terms
+            if wanted <= set(tokens([f"{r['title']} {r['text']}"])[0]):
+                truth.setdefault(r["paper_id"], []).append(r["chunk_id"])
+        got = index.holding(query)
+        assert {p: sorted(c) for p, c in got.items()} == {p: sorted(c) for p, c in truth.items()}, query
+        some = sorted(truth)[::2]
+        assert set(index.holding(query, some)) == set(some)
+    assert len(index.holding("reinforcement learning")) > 1 and index.holding("zorblatt") == {}
