@@ -183,13 +183,19 @@ def test_an_index_in_the_previous_format_is_replaced(catalog: Catalog, chunker: 
     assert sorted(p.name for p in folder.iterdir()) == [f"main-{catalog.chunks_version:012d}"]
 
 
-def test_a_scoped_search_keeps_exactly_the_chunks_of_the_papers_in_scope(
-    catalog: Catalog, chunker: Chunker, tmp_path: Path
-) -> None:
+def two_segments(catalog: Catalog, chunker: Chunker, tmp_path: Path) -> tuple[list[Paper], KeywordIndex]:
+    """40 real papers in an index of two segments: a main one of 30 and a delta of 10, numbered after them."""
     papers, index = real_papers(tmp_path, 40), KeywordIndex(tmp_path / "keyword", catalog)
     write(catalog, papers[:30], chunker)
     assert index.search(QUERIES[0], 5)  # the main segment: these 30
-    write(catalog, papers[30:], chunker)  # a delta segment, and papers numbered after the main ones
+    write(catalog, papers[30:], chunker)
+    return papers, index
+
+
+def test_a_scoped_search_keeps_exactly_the_chunks_of_the_papers_in_scope(
+    catalog: Catalog, chunker: Chunker, tmp_path: Path
+) -> None:
+    papers, index = two_segments(catalog, chunker, tmp_path)
     ids = sorted(p.paper_id for p in papers)
     scope = ids[::4] + ids[-3:] + ["0000.00000", "zzzz-not-a-paper", ids[0]]  # unknown ids, a duplicate
     for query in QUERIES:
@@ -204,10 +210,7 @@ def test_a_scoped_search_keeps_exactly_the_chunks_of_the_papers_in_scope(
 def test_holding_gives_every_chunk_with_all_the_words_by_paper_in_and_out_of_scope(
     catalog: Catalog, chunker: Chunker, tmp_path: Path
 ) -> None:
-    papers, index = real_papers(tmp_path, 40), KeywordIndex(tmp_path / "keyword", catalog)
-    write(catalog, papers[:30], chunker)
-    assert index.search(QUERIES[0], 5)  # the main segment: these 30
-    write(catalog, papers[30:], chunker)  # and a delta segment
+    _, index = two_segments(catalog, chunker, tmp_path)
     tokens = KeywordTokenizer()
     rows = catalog.query("SELECT c.chunk_id, c.paper_id, p.title, c.text FROM chunks c JOIN papers p USING (paper_id)")
     for query in ("reinforcement learning", "language model agents", "zorblatt"):
