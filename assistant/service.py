@@ -154,14 +154,11 @@ class Assistant:
         ids = self.retriever.resolve(scope).paper_ids
         total = len(ids) if ids is not None else self.store.catalog.count_papers("indexed")
         where = f"in {self._where(scope)}" if ids is not None else ""  # "in topic 'RL for LLM Agents'", not its slug
-        count = count_of(thing, self.retriever.holding(thing, scope), self._texts, total, where)
+        count = count_of(thing, self.retriever.holding(thing, scope), self.store.catalog.chunk_texts, total, where)
         named = [p for p in self.retriever.keyword_passages(thing, scope, k=EXAMPLE_POOL) if mentions(p.text, thing)]
         sources = self._numbered(named[: self.settings.retrieval.top_k])
         answer = count_answer(question, standalone, count, sources, self.answerer.name)
         yield from self.answerer.stream_answer(answer)
-
-    def _texts(self, chunk_ids: list[str]) -> dict[str, str]:
-        return {chunk_id: row.text for chunk_id, row in self.store.catalog.chunks_by_id(chunk_ids).items()}
 
     def _found(self, query: str, scope: Scope, k: int | None) -> list[Passage]:
         """The `k` passages retrieval ranks best for `query` (None: `top_k`), with a passage that says what the

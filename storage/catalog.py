@@ -439,6 +439,18 @@ class Catalog:
                 out[r["chunk_id"]] = _chunk_from_row(r)
         return out
 
+    def chunk_texts(self, chunk_ids: Iterable[str]) -> dict[str, str]:
+        """Chunk id -> text, for those of `chunk_ids` stored: `chunks_by_id` without the rest of each row (about
+        half the time for the 3,000 chunks a count reads, docs/benchmarks.md)."""
+        ids = list(chunk_ids)
+        out: dict[str, str] = {}
+        for start in range(0, len(ids), 500):
+            part = ids[start : start + 500]
+            marks = ",".join("?" * len(part))
+            for r in self.query(f"SELECT chunk_id, text FROM chunks WHERE chunk_id IN ({marks})", part):
+                out[r[0]] = r[1]
+        return out
+
     def iter_chunk_texts(self, batch: int = 5000) -> Iterator[tuple[str, str]]:
         """(chunk_id, paper title + text) of every chunk in rowid order, read in batches (constant memory).
 
