@@ -78,9 +78,10 @@ def print_items(answer: Answer) -> None:
 
 
 def print_elsewhere(answer: Answer) -> None:
-    """For a question that names a paper outside its scope, the command that asks that paper."""
+    """For a question that names a paper outside its scope, the command that asks that paper (the question as it
+    stands alone: a chat's follow-up with its subject)."""
     for ref in answer.elsewhere:
-        ask = f"papertalk ask --paper {shlex.quote(ref.paper_id)} {shlex.quote(answer.question)}"
+        ask = f"papertalk ask --paper {shlex.quote(ref.paper_id)} {shlex.quote(answer.standalone_question)}"
         console.print(f"\n[bold]Ask {escape(ref.name)}'s paper:[/bold] {escape(ask)}", highlight=False, soft_wrap=True)
 
 

@@ -72,3 +72,12 @@ def test_a_name_is_written_as_a_word_with_its_version_not_inside_a_longer_word()
     assert not mentions_name("GRPO", "Anchor-GRPO improves on it")
     assert not mentions_name("LEAP", "Look before you leap")  # a name in capitals, as written
     assert mentions_name("LEAP", "LEAP prunes the feedback")
+
+
+def test_a_chat_follow_up_about_that_paper_is_pointed_there_too(corpus: Store) -> None:
+    assistant = Assistant(corpus)
+    chat = assistant.start_chat(Scope(topic=slugify(TOPIC)))
+    first = assistant.ask("What is S2ORC?", chat_id=chat)
+    follow = assistant.ask("How many full texts does it contain?", chat_id=chat)
+    assert first.elsewhere and follow.elsewhere == first.elsewhere
+    assert "S2ORC" in follow.standalone_question  # what the CLI's `papertalk ask --paper` command repeats
