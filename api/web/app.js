@@ -85,7 +85,8 @@ function renderAnswer(answer) {
     box.append(el("p", { class: "elsewhere" }, "The library has it outside this scope: ",
       ...elsewhere.flatMap((r, i) => [i ? "; " : "",
         el("a", { href: paperHref(r.paper_id), class: "elsewhere-link", text: r.title })]),
-      ". Ask it on its page, or ask across all papers."));
+      ". Ask it on its page, or ask across all papers."),
+      askEverywhere(answer.standalone_question || answer.question));
   } else if (answer.abstained) {
     box.append(el("p", { class: "abstained", role: "status",
       text: "No answer: the papers in scope do not say this, so papertalk will not guess." }));
@@ -106,6 +107,23 @@ function renderAnswer(answer) {
   if (sources.length) box.append(sourceList(answer));
   for (const note of answer.notes || []) box.append(el("p", { class: "note muted", text: note }));
   return box;
+}
+
+// The same question over every paper, answered under the answer that pointed there (not a turn of the chat).
+function askEverywhere(question) {
+  const out = el("div", { class: "everywhere" });
+  const button = el("button", { type: "button", class: "ask-everywhere", text: "Ask across all papers" });
+  button.addEventListener("click", async () => {
+    button.disabled = true;
+    try {
+      await streamAnswer({ question, scope: {} }, out, { conversation: null });
+    } catch (error) {
+      out.replaceChildren(failure(error));
+    } finally {
+      button.disabled = false;
+    }
+  });
+  return el("div", { class: "elsewhere-actions" }, button, out);
 }
 
 // A list answer: each named item, how many papers name it (with their citations), and the first quote.

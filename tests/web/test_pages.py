@@ -152,6 +152,10 @@ def test_a_paper_named_outside_the_topic_is_linked_and_its_page_asks_it(browser:
     title = link.text
     assert title.startswith("S2ORC") and "#/paper/" in (link.get_attribute("href") or "")
     assert not css(answer, "button.cite")  # nothing quoted from the topic's other papers
+    css(answer, "button.ask-everywhere")[0].click()  # the same question over every paper, under the answer
+    everywhere = wait_for(browser, "#ask .everywhere .answer")
+    assert css(everywhere, "button.cite") and title in everywhere.text  # answered from that paper, cited
+    assert len(css(browser, "#ask .turn")) == 1  # not a turn of the topic's chat
     link.click()
     assert wait_for(browser, "article.paper-page h1").text == title
     answer = ask(browser, "How many full texts does S2ORC contain?")
